@@ -1,0 +1,35 @@
+// Image I/O: the only code that touches files. Readers return float RGB/RGBA; writers pick
+// the format from the extension and write atomically (temporary file, then rename), so a
+// failed write leaves no output file.
+#pragma once
+#include <string>
+
+#include "tonekit/image.hpp"
+#include "tonekit/status.hpp"
+
+namespace tonekit::io {
+
+// Reads OpenEXR (.exr), Radiance RGBE (.hdr, .pic), PFM (.pfm), picking the reader from
+// the file's magic bytes (not the extension).
+Result<Image> read_image(const std::string& path);
+
+// Reads only enough to describe the file (dimensions, channels, compression). Used by info.
+Result<ImageMetadata> probe_image(const std::string& path);
+
+// HDR writers: float input image (3 or 4 channels).
+Status write_exr(const std::string& path, const Image& image, bool half = true);
+Status write_hdr(const std::string& path, const Image& image);
+Status write_pfm(const std::string& path, const Image& image);
+
+// Display writers: u8 or u16 image (PNG 8/16 bit; JPEG 8 bit only).
+Status write_png(const std::string& path, const OutputImage& image);
+Status write_jpeg(const std::string& path, const OutputImage& image, int quality = 92);
+
+// Which kind of output an extension asks for.
+enum class OutputKind { png, jpeg, exr, hdr, pfm, unknown };
+OutputKind output_kind_for(const std::string& path);
+
+// Writes `content` (already produced) through a temp file + rename in the target folder.
+Status write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace tonekit::io

@@ -1,0 +1,57 @@
+// Host tone-mapping API: statistics and whole-image tone mapping on a chosen backend.
+#pragma once
+#include <cstdint>
+
+#include "tonekit/image.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/status.hpp"
+
+namespace tonekit {
+
+enum class Backend { cpu, cuda, automatic };
+const char* backend_name(Backend b);
+Result<Backend> parse_backend(std::string_view text);
+// True when this build has CUDA and a device is present.
+bool cuda_available();
+
+// Statistics of one frame, over the sanitised luminance (see sanitise policy in
+// src/core/colour.hpp): log-average with delta, min, max, and counts of pixels that held
+// NaN, +-Inf or negative values in any colour channel.
+struct FrameStats {
+  std::uint64_t pixel_count = 0;
+  double log_sum = 0.0;       // sum of log(delta + L)
+  double log_average = 0.0;   // exp(log_sum / pixel_count)  (thesis Eq 4.1)
+  double min_luminance = 0.0;
+  double max_luminance = 0.0;
+  double min_positive_luminance = 0.0;  // smallest L > 0 (0 when none): for dynamic range
+  std::uint64_t nan_count = 0;
+  std::uint64_t inf_count = 0;
+  std::uint64_t negative_count = 0;
+  double dynamic_range_stops() const;
+};
+
+// Output of tone mapping. Display formats (u8, u16) get the transfer curve (sRGB or gamma)
+// and quantisation; f16 and f32 outputs stay linear display-referred values in [0, 1].
+struct OutputFormat {
+  PixelType type = PixelType::u8;
+  int channels = 3;  // 3 (RGB) or 4 (RGBA, alpha copied from the input or 1)
+};
+
+struct MapTimings {
+  double stats_ms = 0.0;
+  double map_ms = 0.0;
+  double total_ms = 0.0;
+};
+
+// Tone maps a host float image with the operator and parameters in `params`.
+// `out` is (re)allocated. Never writes NaN.
+Status tone_map(const Image& input, const Params& params, OutputFormat format, Backend backend,
+                OutputImage& out, FrameStats* stats = nullptr, MapTimings* timings = nullptr);
+
+namespace cpu {
+FrameStats compute_stats(const ImageView& input);
+Status tone_map(const ImageView& input, const Params& params, const ImageView& output,
+                FrameStats* stats = nullptr, MapTimings* timings = nullptr);
+}  // namespace cpu
+
+}  // namespace tonekit

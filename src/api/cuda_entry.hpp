@@ -1,0 +1,15 @@
+// What the host API needs from the CUDA backend. Implemented in src/cuda when the build has
+// CUDA, and by api/cuda_absent.cpp otherwise.
+#pragma once
+#include "tonekit/tonemap.hpp"
+
+namespace tonekit::cuda_entry {
+
+// True when a CUDA device can be used; `why` says why not otherwise.
+bool available(std::string* why = nullptr);
+
+// Whole-image tone mapping of a host image through the streamed host API.
+Status tone_map_host(const Image& input, const Params& params, OutputFormat format, OutputImage& out,
+                     FrameStats* stats, MapTimings* timings);
+
+}  // namespace tonekit::cuda_entry

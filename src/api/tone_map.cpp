@@ -1,0 +1,48 @@
+// Host API entry: validates the request once and dispatches to a backend.
+#include <cmath>
+#include <string>
+
+#include "api/cuda_entry.hpp"
+#include "tonekit/tonemap.hpp"
+
+namespace tonekit {
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::cpu: return "cpu";
+    case Backend::cuda: return "cuda";
+    case Backend::automatic: return "auto";
+  }
+  return "?";
+}
+
+Result<Backend> parse_backend(std::string_view text) {
+  if (text == "cpu") return Backend::cpu;
+  if (text == "cuda") return Backend::cuda;
+  if (text == "auto") return Backend::automatic;
+  return invalid_argument("unknown backend '" + std::string(text) + "' (known: cpu, cuda, auto)");
+}
+
+bool cuda_available() { return cuda_entry::available(); }
+
+double FrameStats::dynamic_range_stops() const {
+  if (!(max_luminance > 0) || !(min_positive_luminance > 0)) return 0.0;
+  return std::log2(max_luminance / min_positive_luminance);
+}
+
+Status tone_map(const Image& input, const Params& params, OutputFormat format, Backend backend, OutputImage& out,
+                FrameStats* stats, MapTimings* timings) {
+  if (input.width <= 0 || input.height <= 0 || input.pixels.size() != static_cast<std::size_t>(input.width) * input.height * input.channels)
+    return invalid_argument("tone_map: empty or inconsistent input image");
+  if (format.channels != 3 && format.channels != 4) return invalid_argument("tone_map: output must have 3 or 4 channels");
+  if (backend == Backend::automatic) backend = cuda_entry::available() ? Backend::cuda : Backend::cpu;
+  if (backend == Backend::cuda) {
+    std::string why;
+    if (!cuda_entry::available(&why)) return {StatusCode::no_device, "--backend cuda: " + why};
+    return cuda_entry::tone_map_host(input, params, format, out, stats, timings);
+  }
+  out.allocate(input.width, input.height, format.channels, format.type);
+  return cpu::tone_map(input.view(), params, out.view(), stats, timings);
+}
+
+}  // namespace tonekit

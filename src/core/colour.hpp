@@ -1,0 +1,105 @@
+// Colour maths shared by both backends: luminance, sanitising, colour reconstruction,
+// output transfer and quantisation.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+namespace tonekit::core {
+
+// Sanitise policy (documented in README "Bad pixels"): per colour channel, NaN -> 0,
+// negative values (-Inf included) -> 0, +Inf -> kInfReplacement, the largest finite half.
+// A pixel counts once as NaN, Inf or negative when any of its channels was (NaN first).
+// Statistics and curves see only sanitised values, so no output can hold NaN.
+constexpr float kInfReplacement = 65504.0f;
+
+// delta in the log-average (thesis Eq 4.1): keeps log finite for black pixels.
+constexpr double kLogDelta = 1e-6;
+
+enum PixelFlag : unsigned { kPixelClean = 0, kPixelNaN = 1, kPixelInf = 2, kPixelNegative = 4 };
+
+template <class T>
+TK_HD T sanitise_channel(T v, unsigned& flags) {
+  if (v != v) { flags |= kPixelNaN; return T(0); }
+  if (v < T(0)) { flags |= (v == -INFINITY) ? kPixelInf : kPixelNegative; return T(0); }
+  if (v == INFINITY) { flags |= kPixelInf; return T(kInfReplacement); }
+  return v;
+}
+
+// One count per pixel: NaN wins over Inf, Inf over negative.
+TK_HD unsigned classify_flags(unsigned flags) {
+  return (flags & kPixelNaN) ? kPixelNaN : (flags & kPixelInf) ? kPixelInf : (flags & kPixelNegative);
+}
+
+// BT.709 / sRGB primaries luminance (thesis Step 1; Qian 2013 Eq 6).
+template <class T>
+TK_HD T luminance(T r, T g, T b) {
+  return T(0.2126) * r + T(0.7152) * g + T(0.0722) * b;
+}
+
+// Colour reconstruction C_out = L_d * (C_in / L_w)^s (Schlick 1994; Qian 2013 Eq 9).
+// Black (L_w <= 0) stays black. s == 1 skips the power.
+template <class T>
+TK_HD T reconstruct_channel(T c, T lw, T ld, T saturation) {
+  if (!(lw > T(0))) return T(0);
+  T ratio = c / lw;
+  if (saturation == T(1)) return ld * ratio;
+  return ld * tk_pow(ratio, saturation);
+}
+
+template <class T>
+TK_HD T clamp01(T v) {
+  return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+}
+
+// Output transfer: gamma == 0 selects the sRGB curve (IEC 61966-2-1), otherwise v^(1/gamma).
+// Written without branches around the pow so that the CPU loops vectorise.
+template <class T>
+TK_HD T encode_srgb(T v) {
+  v = clamp01(v);
+  const T curve = T(1.055) * tk_pow(v, T(1.0 / 2.4)) - T(0.055);
+  return v <= T(0.0031308) ? T(12.92) * v : curve;
+}
+
+template <class T>
+TK_HD T encode_gamma(T v, T inv_gamma) {
+  return tk_pow(clamp01(v), inv_gamma);
+}
+
+template <class T>
+TK_HD T encode_transfer(T v, T gamma) {
+  return gamma == T(0) ? encode_srgb(v) : encode_gamma(v, T(1) / gamma);
+}
+
+// Deterministic hash (lowbias32, Wellons) so CPU and GPU dither identically.
+TK_HD std::uint32_t hash32(std::uint32_t x) {
+  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+  return x;
+}
+
+// Triangular-PDF dither in (-1, 1) LSB for pixel (x, y), channel c: the difference of two
+// 16-bit uniforms from one hash, so CPU (vectorised) and GPU compute identical noise.
+TK_HD float dither_noise(int x, int y, int c) {
+  std::uint32_t h = hash32(static_cast<std::uint32_t>(x) * 0x8DA6B343U + static_cast<std::uint32_t>(y) * 0xD8163841U +
+                           static_cast<std::uint32_t>(c) * 0xCB1AB31FU);
+  float a = static_cast<float>(h & 0xFFFFu) * (1.0f / 65536.0f);
+  float b = static_cast<float>(h >> 16) * (1.0f / 65536.0f);
+  return a - b;
+}
+
+// Quantise an encoded value in [0, 1] to [0, max_code]. Dither is skipped at 0 and 1 so that
+// black stays black and white stays white.
+template <class T>
+TK_HD unsigned quantise(T v, unsigned max_code, bool dither, int x, int y, int c) {
+  T scaled = clamp01(v) * T(max_code);
+  const T noise = T(dither_noise(x, y, c));
+  const bool interior = (scaled > T(0)) & (scaled < T(max_code));
+  scaled += (dither & interior) ? noise : T(0);
+  scaled = tk_floor(scaled + T(0.5));
+  scaled = scaled < T(0) ? T(0) : scaled;
+  scaled = scaled > T(max_code) ? T(max_code) : scaled;
+  return static_cast<unsigned>(static_cast<int>(scaled));
+}
+
+}  // namespace tonekit::core

@@ -1,0 +1,23 @@
+// __host__ __device__ for maths shared by the CPU reference and the CUDA kernels
+// (style.md 6: write the maths once, schedule it per backend).
+#pragma once
+#if defined(__CUDACC__)
+#define TK_HD __host__ __device__ __forceinline__
+#else
+#define TK_HD inline
+#endif
+
+#include <math.h>
+
+// Precision-preserving maths for templates over float and double: unqualified pow(float, float)
+// would resolve to the double ::pow on the host (slower, and the GPU would round differently).
+namespace tonekit::core {
+TK_HD float tk_pow(float a, float b) { return powf(a, b); }
+TK_HD double tk_pow(double a, double b) { return ::pow(a, b); }
+TK_HD float tk_log(float a) { return logf(a); }
+TK_HD double tk_log(double a) { return ::log(a); }
+TK_HD float tk_log1p(float a) { return log1pf(a); }
+TK_HD double tk_log1p(double a) { return ::log1p(a); }
+TK_HD float tk_floor(float a) { return floorf(a); }
+TK_HD double tk_floor(double a) { return ::floor(a); }
+}  // namespace tonekit::core

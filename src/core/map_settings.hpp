@@ -1,0 +1,39 @@
+// From validated Params and frame statistics to the plain settings the curves and the colour
+// stage read. Shared by both backends so they derive identical constants.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/curves.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/tonemap.hpp"
+
+namespace tonekit::core {
+
+struct ColourSettings {
+  double saturation = 1.0;
+  double gamma = 0.0;  // 0 = sRGB
+  bool dither = true;
+};
+
+CurveKind curve_kind_for(const OperatorDesc& op);
+
+// Reinhard 2002 ("Parameter estimation for photographic tone reproduction", Eq 1) automatic key.
+double estimate_key(const FrameStats& stats);
+
+// hist_table must outlive the returned settings for histeq (may be null for other operators).
+CurveSettings make_curve_settings(const Params& params, const FrameStats& stats, const float* hist_table);
+ColourSettings make_colour_settings(const Params& params);
+
+// histeq bin range over log luminance of positive pixels.
+struct HistogramRange {
+  double log_min = 0.0;
+  double inv_log_range = 0.0;
+};
+HistogramRange histogram_range(const FrameStats& stats);
+
+// The equalisation table from a histogram: exclusive scan (the CDF), then the mid-rank of each
+// bin normalised by the count: table[b] = (cdf[b] + h[b] / 2) / total.
+std::vector<float> histeq_table(const std::vector<std::uint64_t>& histogram);
+
+}  // namespace tonekit::core

@@ -1,0 +1,11 @@
+// One descriptor function per operator file; registry.cpp lists them once.
+#pragma once
+#include "tonekit/operators.hpp"
+
+namespace tonekit::core {
+const OperatorDesc& linear_operator();
+const OperatorDesc& log_operator();
+const OperatorDesc& drago_operator();
+const OperatorDesc& reinhard_operator();
+const OperatorDesc& histeq_operator();
+}  // namespace tonekit::core

@@ -1,0 +1,122 @@
+// The registry and the one place that fills defaults and validates parameters
+// (style.md 3: prepare once at the API boundary; kernels then trust their inputs).
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "core/operators/operators_internal.hpp"
+
+namespace tonekit {
+
+const std::vector<ParamDesc>& common_params() {
+  static const std::vector<ParamDesc> params{
+      {"saturation", 1.0, 0.0, 2.0, "s in C_out = L_d (C_in / L_w)^s: 1 keeps hue and saturation, <1 desaturates"},
+      {"gamma", 0.0, 0.0, 5.0, "output transfer for 8/16-bit outputs: 0 = sRGB curve, otherwise v^(1/gamma)"},
+      {"dither", 1.0, 0.0, 1.0, "1: triangular dither before quantising 8/16-bit outputs", true},
+  };
+  return params;
+}
+
+const std::vector<const OperatorDesc*>& all_operators() {
+  static const std::vector<const OperatorDesc*> ops{
+      &core::linear_operator(), &core::log_operator(), &core::drago_operator(),
+      &core::reinhard_operator(), &core::histeq_operator(),
+  };
+  return ops;
+}
+
+const OperatorDesc* find_operator(std::string_view id) {
+  for (const OperatorDesc* op : all_operators())
+    if (id == op->id) return op;
+  return nullptr;
+}
+
+std::vector<const ParamDesc*> all_params(const OperatorDesc& op) {
+  std::vector<const ParamDesc*> out;
+  for (const ParamDesc& p : op.params) out.push_back(&p);
+  for (const ParamDesc& p : common_params()) out.push_back(&p);
+  return out;
+}
+
+static std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+static std::string known_operator_ids() {
+  std::string s;
+  for (const OperatorDesc* op : all_operators()) s += (s.empty() ? "" : ", ") + std::string(op->id);
+  return s;
+}
+
+double Params::get(std::string_view name) const {
+  for (std::size_t i = 0; i < descs_.size(); ++i)
+    if (name == descs_[i]->name) return values_[i];
+  std::fprintf(stderr, "tonekit: internal error: operator '%s' has no parameter '%.*s'\n", op_->id,
+               static_cast<int>(name.size()), name.data());
+  std::abort();
+}
+
+Status Params::set(std::string_view name, double value) {
+  for (std::size_t i = 0; i < descs_.size(); ++i) {
+    const ParamDesc& d = *descs_[i];
+    if (name != d.name) continue;
+    if (!std::isfinite(value) || value < d.min_value || value > d.max_value)
+      return invalid_argument("parameter '" + std::string(name) + "' of operator '" + op_->id + "' = " +
+                              format_number(value) + " is out of range [" + format_number(d.min_value) +
+                              ", " + format_number(d.max_value) + "]");
+    if (d.integer && value != std::floor(value))
+      return invalid_argument("parameter '" + std::string(name) + "' of operator '" + op_->id +
+                              "' takes whole numbers, got " + format_number(value));
+    values_[i] = value;
+    return {};
+  }
+  std::string known;
+  for (const ParamDesc* d : descs_) known += (known.empty() ? "" : ", ") + std::string(d->name);
+  return invalid_argument("operator '" + std::string(op_->id) + "' has no parameter '" + std::string(name) +
+                          "' (it takes: " + known + ")");
+}
+
+Status Params::set(std::string_view name, std::string_view text) {
+  std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size())
+    return invalid_argument("parameter '" + std::string(name) + "': '" + s + "' is not a number");
+  return set(name, v);
+}
+
+std::vector<std::pair<std::string, double>> Params::values() const {
+  std::vector<std::pair<std::string, double>> out;
+  for (std::size_t i = 0; i < descs_.size(); ++i) out.emplace_back(descs_[i]->name, values_[i]);
+  return out;
+}
+
+Result<Params> prepare_params(std::string_view op_id,
+                              const std::vector<std::pair<std::string, std::string>>& settings) {
+  const OperatorDesc* op = find_operator(op_id);
+  if (!op)
+    return invalid_argument("unknown operator '" + std::string(op_id) + "' (known: " + known_operator_ids() + ")");
+  Params p;
+  p.op_ = op;
+  p.descs_ = all_params(*op);
+  if (p.descs_.size() > Params::kMaxParams) return invalid_argument("operator has too many parameters");
+  for (std::size_t i = 0; i < p.descs_.size(); ++i) p.values_[i] = p.descs_[i]->default_value;
+  for (const auto& [name, value] : settings) {
+    Status s = p.set(name, value);
+    if (!s.ok()) return s;
+  }
+  return p;
+}
+
+Result<std::pair<std::string, std::string>> parse_setting(std::string_view text) {
+  std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
+    return invalid_argument("--set expects NAME=VALUE, got '" + std::string(text) + "'");
+  return std::make_pair(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+}
+
+}  // namespace tonekit

@@ -1,0 +1,247 @@
+#include "cpu/map_kernels.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/colour.hpp"
+#include "core/half.hpp"
+
+// flatten: the helpers must be inlined into each clone to be compiled for its instruction set.
+#define TK_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
+
+namespace tonekit::cpu {
+namespace {
+
+// Branch-free form of core::sanitise_channel through bit tests (valid under -ffast-math).
+inline float sanitise(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, 4);
+  const std::uint32_t mag = b & 0x7FFFFFFFu;
+  float out = v;
+  out = (mag == 0x7F800000u) ? core::kInfReplacement : out;
+  out = ((mag > 0x7F800000u) | ((b >> 31) != 0)) ? 0.0f : out;
+  return out;
+}
+
+template <int C>
+inline void load_f32(const float* p, int n, Chunk& c) {
+  for (int i = 0; i < n; ++i) {
+    const float r = sanitise(p[i * C]);
+    const float g = C >= 3 ? sanitise(p[i * C + 1]) : r;
+    const float b = C >= 3 ? sanitise(p[i * C + 2]) : r;
+    c.r[i] = r; c.g[i] = g; c.b[i] = b;
+    c.a[i] = C == 4 ? core::clamp01(sanitise(p[i * C + 3])) : 1.0f;
+    c.lw[i] = core::luminance(r, g, b);
+  }
+}
+
+template <int C>
+inline void load_f16(const std::uint16_t* p, int n, Chunk& c) {
+  for (int i = 0; i < n; ++i) {
+    const float r = sanitise(core::half_to_float(p[i * C]));
+    const float g = C >= 3 ? sanitise(core::half_to_float(p[i * C + 1])) : r;
+    const float b = C >= 3 ? sanitise(core::half_to_float(p[i * C + 2])) : r;
+    c.r[i] = r; c.g[i] = g; c.b[i] = b;
+    c.a[i] = C == 4 ? core::clamp01(sanitise(core::half_to_float(p[i * C + 3]))) : 1.0f;
+    c.lw[i] = core::luminance(r, g, b);
+  }
+}
+
+// Quantises one channel plane into codes; a contiguous loop the compiler vectorises
+// (powf and the dither hash included), then a separate interleaving store.
+template <unsigned kMax, bool kDither, class Encode>
+inline void quantise_plane(const float* src, int x0, int n, int y, int ch, std::uint32_t* codes, Encode encode) {
+  for (int i = 0; i < n; ++i) codes[i] = core::quantise(encode(src[i]), kMax, kDither, x0 + i, y, ch);
+}
+
+template <unsigned kMax, bool kDither>
+inline void quantise_colour(const float* src, int x0, int n, int y, int ch, float gamma, std::uint32_t* codes) {
+  if (gamma == 0.0f) {
+    quantise_plane<kMax, kDither>(src, x0, n, y, ch, codes, [](float v) { return core::encode_srgb(v); });
+  } else {
+    const float inv_gamma = 1.0f / gamma;
+    quantise_plane<kMax, kDither>(src, x0, n, y, ch, codes, [inv_gamma](float v) { return core::encode_gamma(v, inv_gamma); });
+  }
+}
+
+template <class T, unsigned kMax, bool kDither>
+inline void store_quantised(const Chunk& c, int x0, int n, int y, int channels, float gamma, T* out) {
+  alignas(64) std::uint32_t codes[4][kChunk];
+  quantise_colour<kMax, kDither>(c.r, x0, n, y, 0, gamma, codes[0]);
+  quantise_colour<kMax, kDither>(c.g, x0, n, y, 1, gamma, codes[1]);
+  quantise_colour<kMax, kDither>(c.b, x0, n, y, 2, gamma, codes[2]);
+  if (channels == 4) {
+    quantise_plane<kMax, false>(c.a, x0, n, y, 3, codes[3], [](float v) { return v; });  // alpha: linear, no dither
+    for (int i = 0; i < n; ++i)
+      for (int ch = 0; ch < 4; ++ch) out[i * 4 + ch] = static_cast<T>(codes[ch][i]);
+  } else {
+    for (int i = 0; i < n; ++i)
+      for (int ch = 0; ch < 3; ++ch) out[i * 3 + ch] = static_cast<T>(codes[ch][i]);
+  }
+}
+
+template <class T, class Convert>
+inline void store_linear(const Chunk& c, int n, int channels, T* out, Convert convert) {
+  for (int i = 0; i < n; ++i) {
+    out[i * channels + 0] = convert(core::clamp01(c.r[i]));
+    out[i * channels + 1] = convert(core::clamp01(c.g[i]));
+    out[i * channels + 2] = convert(core::clamp01(c.b[i]));
+    if (channels == 4) out[i * channels + 3] = convert(c.a[i]);
+  }
+}
+
+}  // namespace
+
+TK_CLONES void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
+  if (type == PixelType::f32) {
+    const float* p = static_cast<const float*>(row) + static_cast<std::size_t>(x0) * channels;
+    if (channels == 3) load_f32<3>(p, n, c);
+    else if (channels == 4) load_f32<4>(p, n, c);
+    else load_f32<1>(p, n, c);
+  } else {
+    const std::uint16_t* p = static_cast<const std::uint16_t*>(row) + static_cast<std::size_t>(x0) * channels;
+    if (channels == 3) load_f16<3>(p, n, c);
+    else if (channels == 4) load_f16<4>(p, n, c);
+    else load_f16<1>(p, n, c);
+  }
+}
+
+namespace {
+inline std::uint32_t bits_of(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+}
+inline std::uint32_t bits_of_half(std::uint16_t h) {
+  // Same classes as the float: sign to bit 31, Inf/NaN exponent to the float's.
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t mag = h & 0x7FFFu;
+  const std::uint32_t fmag = mag >= 0x7C00u ? (0x7F800000u | (mag & 0x3FFu)) : mag;
+  return sign | fmag;
+}
+template <int C, class Load>
+inline void count_bad(int n, BadPixelCounts& counts, Load load) {
+  std::uint32_t nan = 0, inf = 0, neg = 0;
+  for (int i = 0; i < n; ++i) {
+    std::uint32_t any_nan = 0, any_inf = 0, any_neg = 0;
+    for (int ch = 0; ch < (C == 1 ? 1 : 3); ++ch) {
+      const std::uint32_t b = load(i * C + ch);
+      const std::uint32_t mag = b & 0x7FFFFFFFu;
+      any_nan |= mag > 0x7F800000u;
+      any_inf |= mag == 0x7F800000u;
+      any_neg |= (b >> 31) & (mag != 0) & (mag <= 0x7F800000u);
+    }
+    nan += any_nan;
+    inf += any_inf & (any_nan ^ 1u);
+    neg += any_neg & ((any_nan | any_inf) ^ 1u);
+  }
+  counts.nan += nan;
+  counts.inf += inf;
+  counts.negative += neg;
+}
+}  // namespace
+
+TK_CLONES void count_bad_pixels(const void* row, int x0, int n, int channels, PixelType type, BadPixelCounts& counts) {
+  if (type == PixelType::f32) {
+    const float* p = static_cast<const float*>(row) + static_cast<std::size_t>(x0) * channels;
+    if (channels == 3) count_bad<3>(n, counts, [p](int i) { return bits_of(p[i]); });
+    else if (channels == 4) count_bad<4>(n, counts, [p](int i) { return bits_of(p[i]); });
+    else count_bad<1>(n, counts, [p](int i) { return bits_of(p[i]); });
+  } else {
+    const std::uint16_t* p = static_cast<const std::uint16_t*>(row) + static_cast<std::size_t>(x0) * channels;
+    if (channels == 3) count_bad<3>(n, counts, [p](int i) { return bits_of_half(p[i]); });
+    else if (channels == 4) count_bad<4>(n, counts, [p](int i) { return bits_of_half(p[i]); });
+    else count_bad<1>(n, counts, [p](int i) { return bits_of_half(p[i]); });
+  }
+}
+
+TK_CLONES void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r) {
+  float mn = r.min, mx = r.max, mp = r.min_positive;
+  double sum = 0.0;  // float64 accumulation (issue 2: sums in double)
+  const float delta = static_cast<float>(core::kLogDelta);
+  for (int i = 0; i < n; ++i) {
+    const float l = c.lw[i];
+    mn = l < mn ? l : mn;
+    mx = l > mx ? l : mx;
+    mp = (l > 0.0f && l < mp) ? l : mp;
+    sum += static_cast<double>(logf(delta + l));
+  }
+  r.min = mn; r.max = mx; r.min_positive = mp;
+  r.log_sum += sum;
+}
+
+TK_CLONES void curve_chunk(const core::CurveSettings& s, Chunk& c, int n) {
+  using core::CurveKind;
+  switch (s.kind) {
+    case CurveKind::linear: {
+      const float off = static_cast<float>(s.linear_offset), sc = static_cast<float>(s.linear_scale);
+      for (int i = 0; i < n; ++i) c.ld[i] = core::linear_curve(c.lw[i], off, sc);
+      break;
+    }
+    case CurveKind::log: {
+      const float e = static_cast<float>(s.log_exposure), inv = static_cast<float>(s.log_inv_denominator);
+      for (int i = 0; i < n; ++i) c.ld[i] = core::log_curve(c.lw[i], e, inv);
+      break;
+    }
+    case CurveKind::drago: {
+      const float in = static_cast<float>(s.drago_input_scale), im = static_cast<float>(s.drago_inv_lwmax);
+      const float out = static_cast<float>(s.drago_output_scale), bp = static_cast<float>(s.drago_bias_power);
+      for (int i = 0; i < n; ++i) c.ld[i] = core::drago_curve(c.lw[i], in, im, out, bp);
+      break;
+    }
+    case CurveKind::reinhard: {
+      const float sc = static_cast<float>(s.reinhard_scale), iw = static_cast<float>(s.reinhard_inv_white_sq);
+      for (int i = 0; i < n; ++i) c.ld[i] = core::reinhard_curve(c.lw[i], sc, iw);
+      break;
+    }
+    case CurveKind::histeq:
+      for (int i = 0; i < n; ++i) c.ld[i] = core::apply_curve<float>(s, c.lw[i]);
+      break;
+  }
+}
+
+TK_CLONES void colour_chunk(Chunk& c, int n, float saturation) {
+  if (saturation == 1.0f) {
+    for (int i = 0; i < n; ++i) {
+      const float lw = c.lw[i], ld = c.ld[i];
+      c.r[i] = core::reconstruct_channel(c.r[i], lw, ld, 1.0f);
+      c.g[i] = core::reconstruct_channel(c.g[i], lw, ld, 1.0f);
+      c.b[i] = core::reconstruct_channel(c.b[i], lw, ld, 1.0f);
+    }
+  } else {
+    for (int i = 0; i < n; ++i) {
+      const float lw = c.lw[i], ld = c.ld[i];
+      c.r[i] = core::reconstruct_channel(c.r[i], lw, ld, saturation);
+      c.g[i] = core::reconstruct_channel(c.g[i], lw, ld, saturation);
+      c.b[i] = core::reconstruct_channel(c.b[i], lw, ld, saturation);
+    }
+  }
+}
+
+TK_CLONES void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
+                           void* out_row) {
+  const std::size_t offset = static_cast<std::size_t>(x0) * channels;
+  switch (type) {
+    case PixelType::u8: {
+      auto* out = static_cast<std::uint8_t*>(out_row) + offset;
+      if (dither) store_quantised<std::uint8_t, 255u, true>(c, x0, n, y, channels, gamma, out);
+      else store_quantised<std::uint8_t, 255u, false>(c, x0, n, y, channels, gamma, out);
+      break;
+    }
+    case PixelType::u16: {
+      auto* out = static_cast<std::uint16_t*>(out_row) + offset;
+      if (dither) store_quantised<std::uint16_t, 65535u, true>(c, x0, n, y, channels, gamma, out);
+      else store_quantised<std::uint16_t, 65535u, false>(c, x0, n, y, channels, gamma, out);
+      break;
+    }
+    case PixelType::f32:
+      store_linear(c, n, channels, static_cast<float*>(out_row) + offset, [](float v) { return v; });
+      break;
+    case PixelType::f16:
+      store_linear(c, n, channels, static_cast<std::uint16_t*>(out_row) + offset,
+                   [](float v) { return core::float_to_half(v); });
+      break;
+  }
+}
+
+}  // namespace tonekit::cpu

@@ -1,0 +1,44 @@
+// The CPU map pass in vectorisable stages over chunks of a row (structure-of-arrays buffers):
+// load + sanitise + luminance, curve, colour reconstruction, transfer + quantise + store.
+// Built with -ffast-math and cloned for AVX-512 / AVX2 / baseline so GCC vectorises powf and
+// logf through libmvec; the maths is core/*.hpp, the same functions the CUDA kernels call.
+#pragma once
+#include <cstdint>
+
+#include "core/curves.hpp"
+#include "tonekit/image.hpp"
+
+namespace tonekit::cpu {
+
+constexpr int kChunk = 256;
+
+struct Chunk {
+  alignas(64) float r[kChunk];
+  alignas(64) float g[kChunk];
+  alignas(64) float b[kChunk];
+  alignas(64) float a[kChunk];
+  alignas(64) float lw[kChunk];
+  alignas(64) float ld[kChunk];
+};
+
+// Pixels [x0, x0 + n) of a row of `in` into c.r/g/b (sanitised), c.a (clamped alpha or 1), c.lw.
+void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c);
+// Per-pixel bad-value counts over pixels [x0, x0 + n): a pixel counts once, as NaN if any
+// channel is NaN, else as Inf if any is +-Inf, else as negative if any is < 0.
+struct BadPixelCounts {
+  std::uint64_t nan = 0, inf = 0, negative = 0;
+};
+void count_bad_pixels(const void* row, int x0, int n, int channels, PixelType type, BadPixelCounts& counts);
+// Reduction of c.lw[0, n): min, max, smallest positive, and sum of log(delta + L) in float64.
+struct LuminanceReduction {
+  float min, max, min_positive;
+  double log_sum;
+};
+void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r);
+void curve_chunk(const core::CurveSettings& s, Chunk& c, int n);
+void colour_chunk(Chunk& c, int n, float saturation);
+// Writes pixels [x0, x0 + n) of an output row with `channels` (3 or 4) of type `type`.
+void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
+                 void* out_row);
+
+}  // namespace tonekit::cpu

@@ -1,0 +1,118 @@
+// The CPU reference backend: statistics against a naive float64 loop, formats, alpha, threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/colour.hpp"
+#include "core/half.hpp"
+#include "tonekit/tonemap.hpp"
+
+using namespace tonekit;
+
+namespace {
+Image random_hdr(int w, int h, int c, unsigned seed) {
+  Image img(w, h, c);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> e(-6.0f, 4.0f);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = std::pow(10.0f, e(rng)) * u(rng);
+  return img;
+}
+}  // namespace
+
+TEST(CpuBackend, StatsMatchNaiveDoubleLoop) {
+  Image img = random_hdr(333, 217, 3, 7);
+  img.pixels[5] = NAN;
+  img.pixels[100] = -INFINITY;
+  img.pixels[200] = -0.5f;
+  FrameStats s = cpu::compute_stats(img.view());
+  double sum = 0, mn = 1e300, mx = 0, mp = 1e300;
+  for (int i = 0; i < img.width * img.height; ++i) {
+    unsigned f = 0;
+    double r = core::sanitise_channel(img.pixels[i * 3], f);
+    double g = core::sanitise_channel(img.pixels[i * 3 + 1], f);
+    double b = core::sanitise_channel(img.pixels[i * 3 + 2], f);
+    double l = static_cast<float>(core::luminance<float>(r, g, b));
+    sum += std::log(core::kLogDelta + l);
+    mn = std::min(mn, l);
+    mx = std::max(mx, l);
+    if (l > 0) mp = std::min(mp, l);
+  }
+  EXPECT_NEAR(s.log_average, std::exp(sum / (img.width * img.height)), 1e-6 * s.log_average);
+  EXPECT_EQ(s.min_luminance, mn);
+  EXPECT_EQ(s.max_luminance, mx);
+  EXPECT_EQ(s.min_positive_luminance, mp);
+  EXPECT_EQ(s.nan_count, 1u);
+  EXPECT_EQ(s.inf_count, 1u);
+  EXPECT_EQ(s.negative_count, 1u);
+  EXPECT_EQ(s.pixel_count, 333u * 217u);
+}
+
+TEST(CpuBackend, HalfInputMatchesFloatInput) {
+  Image img = random_hdr(64, 33, 4, 3);
+  for (float& v : img.pixels) v = core::half_to_float(core::float_to_half(v));  // representable in half
+  std::vector<std::uint16_t> halves(img.pixels.size());
+  for (std::size_t i = 0; i < halves.size(); ++i) halves[i] = core::float_to_half(img.pixels[i]);
+  ImageView hv{halves.data(), img.width, img.height, 4, PixelType::f16, 0, MemorySpace::host};
+  auto params = prepare_params("reinhard").value();
+  OutputImage a, b;
+  a.allocate(img.width, img.height, 4, PixelType::u8);
+  b.allocate(img.width, img.height, 4, PixelType::u8);
+  ASSERT_TRUE(cpu::tone_map(img.view(), params, a.view()).ok());
+  ASSERT_TRUE(cpu::tone_map(hv, params, b.view()).ok());
+  EXPECT_EQ(a.bytes, b.bytes);
+}
+
+TEST(CpuBackend, HalfConversionIsExactForEveryHalf) {
+  for (std::uint32_t h = 0; h < 65536; ++h) {
+    float f = core::half_to_float(static_cast<std::uint16_t>(h));
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(core::half_to_float(core::float_to_half(f))));
+      continue;
+    }
+    EXPECT_EQ(core::float_to_half(f), h) << h;
+  }
+}
+
+TEST(CpuBackend, AlphaIsCopiedAndClamped) {
+  Image img(3, 1, 4);
+  const float px[12] = {1, 1, 1, 0.5f, 2, 2, 2, 0.0f, 1, 1, 1, 7.0f};
+  std::copy(px, px + 12, img.pixels.begin());
+  OutputImage out;
+  ASSERT_TRUE(tone_map(img, prepare_params("reinhard").value(), {PixelType::u8, 4}, Backend::cpu, out).ok());
+  EXPECT_EQ(out.bytes[3], 128);
+  EXPECT_EQ(out.bytes[7], 0);
+  EXPECT_EQ(out.bytes[11], 255);
+  OutputImage rgb_out;
+  Image rgb = random_hdr(5, 2, 3, 1);
+  ASSERT_TRUE(tone_map(rgb, prepare_params("drago").value(), {PixelType::u16, 4}, Backend::cpu, rgb_out).ok());
+  const auto* p16 = reinterpret_cast<const std::uint16_t*>(rgb_out.bytes.data());
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(p16[i * 4 + 3], 65535);
+}
+
+TEST(CpuBackend, ResultDoesNotDependOnThreadBands) {
+  // Rows are split across threads; a 1-row-high and a tall image must agree with per-row work.
+  Image img = random_hdr(97, 61, 3, 11);
+  auto params = prepare_params("histeq", {{"bins", "64"}}).value();
+  OutputImage whole;
+  ASSERT_TRUE(tone_map(img, params, {PixelType::f32, 3}, Backend::cpu, whole).ok());
+  OutputImage again;
+  ASSERT_TRUE(tone_map(img, params, {PixelType::f32, 3}, Backend::cpu, again).ok());
+  EXPECT_EQ(whole.bytes, again.bytes);
+}
+
+TEST(CpuBackend, RejectsBadViews) {
+  Image img = random_hdr(4, 4, 3, 1);
+  OutputImage out;
+  out.allocate(5, 4, 3, PixelType::u8);
+  EXPECT_FALSE(cpu::tone_map(img.view(), prepare_params("log").value(), out.view()).ok());
+  Image empty;
+  EXPECT_FALSE(tone_map(empty, prepare_params("log").value(), {PixelType::u8, 3}, Backend::cpu, out).ok());
+}
+
+TEST(CpuBackend, BackendParsing) {
+  EXPECT_EQ(parse_backend("cpu").value(), Backend::cpu);
+  EXPECT_EQ(parse_backend("auto").value(), Backend::automatic);
+  EXPECT_FALSE(parse_backend("gpu").ok());
+}

@@ -79,10 +79,11 @@ TK_HD std::uint32_t hash32(std::uint32_t x) {
 }
 
 // Triangular-PDF dither in (-1, 1) LSB for pixel (x, y), channel c: the difference of two
-// 16-bit uniforms from one hash, so CPU (vectorised) and GPU compute identical noise.
+// 16-bit uniforms from one hash. The hash of (y, c) is a per-row seed that loops hoist
+// (core/colour_parts.hpp), so CPU and GPU compute identical noise at one hash per value.
 TK_HD float dither_noise(int x, int y, int c) {
-  std::uint32_t h = hash32(static_cast<std::uint32_t>(x) * 0x8DA6B343U + static_cast<std::uint32_t>(y) * 0xD8163841U +
-                           static_cast<std::uint32_t>(c) * 0xCB1AB31FU);
+  const std::uint32_t row_seed = hash32(static_cast<std::uint32_t>(y) * 3U + static_cast<std::uint32_t>(c));
+  const std::uint32_t h = hash32(static_cast<std::uint32_t>(x) * 0x9E3779B1U ^ row_seed);
   float a = static_cast<float>(h & 0xFFFFu) * (1.0f / 65536.0f);
   float b = static_cast<float>(h >> 16) * (1.0f / 65536.0f);
   return a - b;

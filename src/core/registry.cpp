@@ -22,7 +22,8 @@ const std::vector<ParamDesc>& common_params() {
 const std::vector<const OperatorDesc*>& all_operators() {
   static const std::vector<const OperatorDesc*> ops{
       &core::linear_operator(), &core::log_operator(), &core::drago_operator(),
-      &core::reinhard_operator(), &core::histeq_operator(),
+      &core::reinhard_operator(), &core::histeq_operator(), &core::reinhard_local_operator(),
+      &core::reinhard_sat_operator(), &core::drago_local_operator(),
   };
   return ops;
 }

@@ -12,6 +12,7 @@
 #include "cpu/pixel_access.hpp"
 #include "cpu/stats.hpp"
 #include "cpu/map_kernels.hpp"
+#include "cpu/local/local_tone_map.hpp"
 #include "tonekit/tonemap.hpp"
 
 namespace tonekit::cpu {
@@ -42,6 +43,7 @@ Status check_views(const ImageView& in, const ImageView& out) {
 Status tone_map(const ImageView& in, const Params& params, const ImageView& out, FrameStats* stats_out,
                 MapTimings* timings) {
   if (Status s = check_views(in, out); !s.ok()) return s;
+  if (params.op().locality == Locality::local) return local::tone_map_local(in, params, out, stats_out, timings);
   const auto t0 = Clock::now();
   const FrameStats stats = compute_stats(in);
   std::vector<float> hist_table;

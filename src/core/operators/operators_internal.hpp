@@ -8,4 +8,7 @@ const OperatorDesc& log_operator();
 const OperatorDesc& drago_operator();
 const OperatorDesc& reinhard_operator();
 const OperatorDesc& histeq_operator();
+const OperatorDesc& reinhard_local_operator();
+const OperatorDesc& reinhard_sat_operator();
+const OperatorDesc& drago_local_operator();
 }  // namespace tonekit::core

@@ -1,0 +1,93 @@
+// read_image() and probe_image(): pick the reader from the file's first bytes, never from its
+// extension (a .hdr that is really an EXR still reads).
+#include <cstring>
+#include <new>
+
+#include "file_bytes.hpp"
+#include "input_checks.hpp"
+#include "readers.hpp"
+#include "tonekit/io.hpp"
+
+namespace tonekit::io {
+namespace {
+
+// Enough for any Radiance or PFM header seen in practice; a longer Radiance header makes
+// probe_image read the whole file.
+constexpr std::size_t kProbeBytes = 64 * 1024;
+
+Status not_an_image(const std::string& path) {
+  return bad_input(path + ": not an OpenEXR, Radiance HDR or PFM file");
+}
+
+bool starts_with(const std::uint8_t* data, std::size_t size, const char* prefix) {
+  const std::size_t length = std::strlen(prefix);
+  return size >= length && std::memcmp(data, prefix, length) == 0;
+}
+
+}  // namespace
+
+FileFormat detect_format(const std::uint8_t* data, std::size_t size) {
+  static constexpr std::uint8_t kExrMagic[] = {0x76, 0x2f, 0x31, 0x01};
+  if (size >= 4 && std::memcmp(data, kExrMagic, 4) == 0) return FileFormat::exr;
+  if (starts_with(data, size, "#?")) return FileFormat::rgbe;
+  if ((starts_with(data, size, "PF") || starts_with(data, size, "Pf")) && size >= 3 &&
+      (data[2] == '\n' || data[2] == '\r' || data[2] == ' ' || data[2] == '\t'))
+    return FileFormat::pfm;
+  return FileFormat::unknown;
+}
+
+Result<Image> read_image(const std::string& path) {
+  try {
+    auto file = read_file_bytes(path);
+    if (!file.ok()) return file.status();
+    const std::uint8_t* data = file->bytes.data();
+    const std::size_t size = file->bytes.size();
+    Result<Image> image = Status();
+    switch (detect_format(data, size)) {
+      case FileFormat::exr: image = read_exr_memory(path, data, size); break;
+      case FileFormat::rgbe: image = read_rgbe_memory(path, data, size); break;
+      case FileFormat::pfm: image = read_pfm_memory(path, data, size); break;
+      case FileFormat::unknown: return not_an_image(path);
+    }
+    if (image.ok()) {
+      image->meta.width = image->width;
+      image->meta.height = image->height;
+    }
+    return image;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::out_of_memory, path + ": out of memory while reading");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::runtime_error, path + ": " + one_line(e.what()));
+  }
+}
+
+Result<ImageMetadata> probe_image(const std::string& path) {
+  try {
+    auto file = read_file_prefix(path, kProbeBytes);
+    if (!file.ok()) return file.status();
+    const std::uint8_t* data = file->bytes.data();
+    const std::size_t size = file->bytes.size();
+    switch (detect_format(data, size)) {
+      case FileFormat::exr:
+        if (!file->regular_file) return unsupported(path + ": OpenEXR can only be probed in a regular file");
+        return probe_exr_file(path, file->file_size);
+      case FileFormat::rgbe: {
+        auto meta = probe_rgbe_prefix(path, data, size);
+        if (meta.ok() || size == file->file_size || !file->regular_file) return meta;
+        // The header may run past the prefix: read the whole file and try again.
+        auto whole = read_file_bytes(path);
+        if (!whole.ok()) return whole.status();
+        return probe_rgbe_prefix(path, whole->bytes.data(), whole->bytes.size());
+      }
+      case FileFormat::pfm: return probe_pfm_prefix(path, data, size, file->file_size);
+      case FileFormat::unknown: return not_an_image(path);
+    }
+    return not_an_image(path);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::out_of_memory, path + ": out of memory while probing");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::runtime_error, path + ": " + one_line(e.what()));
+  }
+}
+
+}  // namespace tonekit::io

@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 DEB_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libcli11-dev \
-                libgtest-dev libbenchmark-dev pfstools pfstmo clang libclang-rt-14-dev python3
+                libgtest-dev libbenchmark-dev libfftw3-dev pfstools pfstmo clang libclang-rt-14-dev python3
 
 .PHONY: demo test deps build fuzz bench-cpu clean
 
@@ -32,7 +32,7 @@ test: build
 # libFuzzer targets with clang (see README "Fuzzing"); FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 20
 fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/run_fuzzers.sh
+	bash scripts/run_fuzzers.sh $(FUZZ_SECONDS)
 
 bench-cpu: build
 	$(BUILD)/bin/bench_cpu_tonemap

@@ -1,0 +1,78 @@
+// Pieces every verb shares: exit codes and the one-line error format, help text generated
+// from the operator registry, WxH sizes, output formats chosen by extension, the progress bar.
+#pragma once
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "tonekit/image.hpp"
+#include "tonekit/io.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/status.hpp"
+#include "tonekit/tonemap.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace tonekit::cli {
+
+// Exit codes: 0 success, 1 bad input or usage (Status::is_input_error), 2 runtime failure.
+constexpr int kExitOk = 0;
+constexpr int kExitInput = 1;
+constexpr int kExitRuntime = 2;
+
+int exit_code_for(const Status& status);
+// Prints "tonekit: error: MESSAGE" (one line) on stderr and returns the exit code.
+int report(const Status& status);
+void warn(const std::string& message);
+
+// Registry-generated help: a compact list (ids, titles, parameters with defaults and ranges)
+// for --help footers, and the full description for `tonekit ops`.
+std::string operators_help();
+std::string operator_details(const OperatorDesc& op);
+std::string common_params_details();
+std::string format_number(double v);
+
+// "WxH" -> (W, H); both positive integers.
+Result<std::pair<int, int>> parse_size(std::string_view text);
+
+// What to write for an output path: its kind (from the extension), the tone-mapped format to
+// ask for, and the EXR precision. `bits` 0 means the format's default.
+struct OutputSpec {
+  io::OutputKind kind = io::OutputKind::unknown;
+  OutputFormat format;
+  bool exr_half = true;
+  int jpeg_quality = 92;
+};
+Result<OutputSpec> output_spec_for(const std::string& path, int bits, int input_channels);
+const char* output_kind_name(io::OutputKind kind);
+// Writes a tone-mapped image in the spec's format (temp file + rename: no partial output).
+Status write_output(const std::string& path, const OutputSpec& spec, const OutputImage& image);
+
+// The file's name without folder and last extension.
+std::string file_stem(const std::string& path);
+
+// A progress bar on stderr, drawn only when stderr is a terminal.
+class Progress {
+ public:
+  explicit Progress(int total);
+  ~Progress();
+  void update(int done, const std::string& label);
+  void finish();
+  bool enabled() const { return enabled_; }
+
+ private:
+  int total_;
+  bool enabled_;
+  bool drawn_ = false;
+};
+
+// Verbs: each adds its subcommand and sets `exit_code` when it runs.
+void add_map_command(CLI::App& app, int& exit_code);
+void add_info_command(CLI::App& app, int& exit_code);
+void add_ops_command(CLI::App& app, int& exit_code);
+void add_synth_command(CLI::App& app, int& exit_code);
+void add_demo_command(CLI::App& app, int& exit_code);
+
+}  // namespace tonekit::cli

@@ -1,0 +1,59 @@
+// tonekit info: what a file holds (format, size, channels, pixel type, compression) and its
+// luminance statistics (min, max, log-average, dynamic range, NaN/Inf/negative counts).
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+
+#include "cli_common.hpp"
+
+namespace tonekit::cli {
+namespace {
+
+struct InfoOptions {
+  std::vector<std::string> inputs;
+};
+
+int print_info(const std::string& path) {
+  auto image = io::read_image(path);
+  if (!image.ok()) return report(image.status());
+  const ImageMetadata& m = image->meta;
+  const FrameStats st = cpu::compute_stats(image->view());
+  std::printf("file:          %s\n", path.c_str());
+  std::printf("format:        %s%s\n", m.format.c_str(), m.tiled ? " (tiled)" : "");
+  std::printf("size:          %d x %d (%.2f Mpixel)\n", image->width, image->height,
+              static_cast<double>(image->width) * image->height / 1e6);
+  std::printf("channels:      %d%s%s%s\n", image->channels, m.source_channels.empty() ? "" : " (file: ",
+              m.source_channels.c_str(), m.source_channels.empty() ? "" : ")");
+  std::printf("pixel type:    %s\n", m.source_pixel_type.empty() ? "?" : m.source_pixel_type.c_str());
+  std::printf("compression:   %s\n", m.compression.empty() ? "?" : m.compression.c_str());
+  if (m.exposure != 1.0) std::printf("exposure:      %g (already divided out)\n", m.exposure);
+  for (const std::string& note : m.notes) std::printf("note:          %s\n", note.c_str());
+  std::printf("luminance:     min %.6g, min>0 %.6g, max %.6g, log-average %.6g\n", st.min_luminance,
+              st.min_positive_luminance, st.max_luminance, st.log_average);
+  const double stops = st.dynamic_range_stops();
+  std::printf("dynamic range: %.2f stops (%.3g:1, max / smallest positive)\n", stops, std::exp2(stops));
+  std::printf("bad pixels:    %llu NaN, %llu Inf, %llu negative (of %llu)\n",
+              static_cast<unsigned long long>(st.nan_count), static_cast<unsigned long long>(st.inf_count),
+              static_cast<unsigned long long>(st.negative_count), static_cast<unsigned long long>(st.pixel_count));
+  return kExitOk;
+}
+
+int run_info(const InfoOptions& o) {
+  int worst = kExitOk;
+  for (std::size_t i = 0; i < o.inputs.size(); ++i) {
+    if (i) std::printf("\n");
+    worst = std::max(worst, print_info(o.inputs[i]));
+  }
+  return worst;
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<InfoOptions>();
+  CLI::App* cmd = app.add_subcommand("info", "Describe HDR files: format, size, pixel type, luminance statistics");
+  cmd->add_option("inputs", o->inputs, "HDR files (.exr, .hdr, .pfm)")->required();
+  cmd->callback([o, &exit_code] { exit_code = run_info(*o); });
+}
+
+}  // namespace tonekit::cli

@@ -1,0 +1,205 @@
+// tonekit map: tone map one file (IN OUT) or many (IN... or a folder, with -o PATTERN).
+// Every check that can fail on what the user gave (operator, parameters, backend, output
+// formats, pattern collisions) runs before the first file is read, and writers go through a
+// temporary file + rename, so a failed run never leaves a partial output behind.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "cli_common.hpp"
+
+namespace tonekit::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MapOptions {
+  std::vector<std::string> paths;
+  std::string pattern;
+  std::string op = "reinhard";
+  std::vector<std::string> settings;
+  std::string backend = "auto";
+  int bits = 0;
+  int quality = 92;
+};
+
+struct Job {
+  std::string input, output;
+};
+
+bool is_hdr_file(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".exr" || ext == ".hdr" || ext == ".pic" || ext == ".pfm" || ext == ".rgbe";
+}
+
+// Expands folders into their HDR files (sorted, not recursive).
+Result<std::vector<std::string>> expand_inputs(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      std::vector<std::string> found;
+      for (const fs::directory_entry& e : fs::directory_iterator(path, ec))
+        if (e.is_regular_file(ec) && is_hdr_file(e.path())) found.push_back(e.path().string());
+      if (ec) return bad_input(path + ": cannot list the folder: " + ec.message());
+      if (found.empty()) return bad_input(path + ": no .exr, .hdr, .pic or .pfm files in this folder");
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(path);
+    }
+  }
+  return files;
+}
+
+// PATTERN placeholders: {name} the input's stem, {ext} its extension without the dot (for
+// a.exr next to a.hdr), {op} the operator id, {backend}, {index} (1-based, zero-padded to 4).
+// A pattern that is an existing folder or ends in '/' means FOLDER/{name}.png.
+Result<std::string> expand_pattern(const std::string& pattern, const std::string& input, const std::string& op,
+                                   const std::string& backend, int index) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size();) {
+    if (pattern[i] == '{') {
+      std::size_t close = pattern.find('}', i);
+      if (close == std::string::npos) return invalid_argument("-o pattern '" + pattern + "': unclosed '{'");
+      std::string key = pattern.substr(i + 1, close - i - 1);
+      if (key == "name") out += file_stem(input);
+      else if (key == "ext") {
+        std::string ext = fs::path(input).extension().string();
+        out += ext.empty() ? ext : ext.substr(1);
+      } else if (key == "op") out += op;
+      else if (key == "backend") out += backend;
+      else if (key == "index") {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%04d", index);
+        out += buf;
+      } else {
+        return invalid_argument("-o pattern '" + pattern + "': unknown placeholder {" + key +
+                                "} (known: {name}, {ext}, {op}, {backend}, {index})");
+      }
+      i = close + 1;
+    } else {
+      out += pattern[i++];
+    }
+  }
+  return out;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+
+int run_map(const MapOptions& o) {
+  // 1. What the user asked for, checked before touching any file.
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const std::string& s : o.settings) {
+    auto kv = parse_setting(s);
+    if (!kv.ok()) return report(kv.status());
+    settings.push_back(*kv);
+  }
+  auto params = prepare_params(o.op, settings);
+  if (!params.ok()) return report(params.status());
+  auto backend = parse_backend(o.backend);
+  if (!backend.ok()) return report(backend.status());
+  if (*backend == Backend::cuda && !cuda_available())
+    return report(Status{StatusCode::no_device,
+                         "--backend cuda: no CUDA device available (or a build without CUDA); use --backend cpu or auto"});
+  if (o.quality < 1 || o.quality > 100) return report(invalid_argument("--quality must be in [1, 100]"));
+
+  // 2. The jobs: IN OUT, or inputs and -o PATTERN.
+  std::vector<Job> jobs;
+  bool batch = !o.pattern.empty();
+  if (!batch) {
+    if (o.paths.size() != 2)
+      return report(invalid_argument(o.paths.size() < 2 ? "map needs IN and OUT (or inputs and -o PATTERN)"
+                                                        : "several inputs need -o PATTERN (e.g. -o out/{name}_{op}.png)"));
+    std::error_code ec;
+    if (fs::is_directory(o.paths[0], ec))
+      return report(invalid_argument(o.paths[0] + " is a folder: use tonekit map FOLDER -o PATTERN"));
+    jobs.push_back({o.paths[0], o.paths[1]});
+  } else {
+    auto inputs = expand_inputs(o.paths);
+    if (!inputs.ok()) return report(inputs.status());
+    std::string pattern = o.pattern;
+    std::error_code ec;
+    if (pattern.back() == '/' || fs::is_directory(pattern, ec))
+      pattern = (fs::path(pattern) / "{name}.png").string();
+    if (inputs->size() > 1 && pattern.find("{name}") == std::string::npos && pattern.find("{index}") == std::string::npos)
+      return report(invalid_argument("-o pattern '" + pattern + "' needs {name} or {index} for several inputs"));
+    std::map<std::string, std::string> taken;
+    int index = 0;
+    for (const std::string& in : *inputs) {
+      auto out = expand_pattern(pattern, in, o.op, o.backend, ++index);
+      if (!out.ok()) return report(out.status());
+      if (auto [it, fresh] = taken.emplace(*out, in); !fresh)
+        return report(invalid_argument(in + " and " + it->second + " would both be written to " + *out));
+      jobs.push_back({in, *out});
+    }
+  }
+  for (const Job& j : jobs) {
+    auto spec = output_spec_for(j.output, o.bits, 3);
+    if (!spec.ok()) return report(spec.status());
+    if (same_file(j.input, j.output)) return report(invalid_argument(j.output + ": would overwrite its own input"));
+  }
+
+  // 3. Read, map, write. In batch mode a failing file is reported and the rest go on.
+  Progress progress(batch ? static_cast<int>(jobs.size()) : 0);
+  int worst = kExitOk;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    progress.update(static_cast<int>(i), file_stem(j.input));
+    Status status;
+    auto image = io::read_image(j.input);
+    if (!image.ok()) {
+      status = image.status();
+    } else {
+      auto spec = output_spec_for(j.output, o.bits, image->channels);
+      spec->jpeg_quality = o.quality;
+      OutputImage out;
+      status = tone_map(*image, *params, spec->format, *backend, out);
+      if (status.ok() && batch) {
+        // Batch patterns may name folders that do not exist yet (out/{op}/{name}.png).
+        std::error_code ec;
+        fs::path parent = fs::path(j.output).parent_path();
+        if (!parent.empty() && !fs::exists(parent, ec)) fs::create_directories(parent, ec);
+      }
+      if (status.ok()) status = write_output(j.output, *spec, out);
+    }
+    if (!status.ok()) {
+      progress.finish();
+      if (status.message().find(j.input) == std::string::npos && status.message().find(j.output) == std::string::npos)
+        status = Status{status.code(), j.input + ": " + status.message()};
+      worst = std::max(worst, report(status));
+    }
+  }
+  progress.update(static_cast<int>(jobs.size()), "done");
+  progress.finish();
+  return worst;
+}
+
+}  // namespace
+
+void add_map_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<MapOptions>();
+  CLI::App* cmd = app.add_subcommand("map", "Tone map HDR images to PNG, JPEG, EXR, HDR or PFM");
+  cmd->add_option("paths", o->paths, "IN OUT, or inputs (files or folders) with -o PATTERN")->required();
+  cmd->add_option("-o,--output", o->pattern,
+                  "output pattern for several inputs or a folder: {name} input stem, {ext} input extension, "
+                  "{op} operator, {backend}, {index}; the extension picks the format (e.g. out/{name}_{op}.png)");
+  cmd->add_option("--op", o->op, "operator id (see below)")->capture_default_str();
+  cmd->add_option("--set", o->settings, "operator parameter NAME=VALUE (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU is present)")->capture_default_str();
+  cmd->add_option("--bits", o->bits,
+                  "bits per channel: png 8|16 (8), jpg 8, exr 16 half|32 float (16), hdr/pfm 32");
+  cmd->add_option("--quality", o->quality, "JPEG quality 1-100")->capture_default_str();
+  cmd->footer("\nOutputs: .png/.jpg get the display transfer (sRGB unless gamma is set); .exr/.hdr/.pfm hold "
+              "the tone-mapped linear [0,1] values.\n\n" + operators_help());
+  cmd->callback([o, &exit_code] { exit_code = run_map(*o); });
+}
+
+}  // namespace tonekit::cli

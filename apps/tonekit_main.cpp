@@ -1,0 +1,42 @@
+// tonekit: HDR tone mapping from the command line. Verbs live one per file (cmd_*.cpp); the
+// operator lists in the help texts are generated from the registry.
+// Exit codes: 0 success, 1 bad input or usage, 2 runtime failure; errors are one line on stderr.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "cli_common.hpp"
+#include "tonekit/synth.hpp"
+
+int main(int argc, char** argv) {
+  using namespace tonekit;
+  CLI::App app{"tonekit: HDR tone mapping on the CPU or a CUDA GPU.", "tonekit"};
+  app.require_subcommand(0, 1);
+  app.fallthrough(false);
+  std::string scenes = "Synthetic scenes (tonekit synth NAME OUT):\n";
+  for (const synth::SceneInfo& s : synth::all_scenes()) scenes += "  " + std::string(s.id) + "\n";
+  app.footer("\n" + cli::operators_help() + "\n" + scenes +
+             "\nExit codes: 0 success, 1 bad input or usage, 2 runtime failure.");
+
+  int exit_code = cli::kExitOk;
+  cli::add_map_command(app, exit_code);
+  cli::add_info_command(app, exit_code);
+  cli::add_ops_command(app, exit_code);
+  cli::add_synth_command(app, exit_code);
+  cli::add_demo_command(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+    if (app.get_subcommands().empty())
+      return cli::report(invalid_argument("no command given (map, info, ops, synth, demo; see tonekit --help)"));
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help: printed on stdout
+    return cli::report(invalid_argument(e.what()));
+  } catch (const std::bad_alloc&) {
+    return cli::report(Status{StatusCode::out_of_memory, "out of memory"});
+  } catch (const std::exception& e) {
+    return cli::report(Status{StatusCode::runtime_error, e.what()});
+  }
+  return exit_code;
+}

@@ -1,0 +1,34 @@
+// Procedural HDR test scenes: deterministic, scene-referred float RGB (linear BT.709
+// primaries, values in cd/m^2-like units), computed from resolution-independent screen
+// coordinates so a scene looks the same at every size from 1x1 to 8K. No external data:
+// textures are seeded value noise. Used by `tonekit synth`, `tonekit demo`, tests and benches.
+#pragma once
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tonekit/image.hpp"
+#include "tonekit/status.hpp"
+
+namespace tonekit::synth {
+
+struct SceneInfo {
+  const char* id;           // short lowercase id used by `tonekit synth ID`
+  const char* description;  // what the scene holds and which luminance ranges
+};
+
+// Every scene, in registry order.
+const std::vector<SceneInfo>& all_scenes();
+const SceneInfo* find_scene(std::string_view id);
+
+// Size limits: any side from 1 to 7680 and at most 7680 x 4320 pixels in all (8K UHD in
+// landscape or portrait).
+constexpr int kMaxSide = 7680;
+constexpr std::int64_t kMaxPixels = std::int64_t{7680} * 4320;
+Status check_size(int width, int height);
+
+// Renders scene `id` as a 3-channel float image. `threads` = 0 uses every hardware thread.
+// Errors: unknown scene or size out of range (invalid_argument), allocation failure.
+Result<Image> render_scene(std::string_view id, int width, int height, unsigned threads = 0);
+
+}  // namespace tonekit::synth

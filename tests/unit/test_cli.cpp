@@ -1,0 +1,334 @@
+// End-to-end tests of the tonekit CLI (TONEKIT_CLI): exit codes (0 ok, 1 bad input or usage,
+// 2 runtime failure), one-line errors, no partial outputs after failures, every output
+// format, batch patterns, and help texts generated from the operator registry.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tonekit/io.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/synth.hpp"
+#include "tonekit/tonemap.hpp"
+
+namespace fs = std::filesystem;
+using namespace tonekit;
+
+namespace {
+
+struct RunResult {
+  int code = -1;
+  std::string out, err;
+  int err_lines() const {
+    int n = 0;
+    for (char c : err) n += c == '\n';
+    return n;
+  }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Runs of whitespace (line wraps and indents) as single spaces.
+std::string squeeze(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool space = c == ' ' || c == '\n' || c == '\t';
+    if (space && !out.empty() && out.back() == ' ') continue;
+    out += space ? ' ' : c;
+  }
+  return out;
+}
+
+// Files under dir (recursive), relative, sorted.
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out.push_back(fs::relative(e.path(), dir).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  // One small scene shared by every test, written once by the CLI itself.
+  static void SetUpTestSuite() {
+    shared_ = fs::temp_directory_path() / ("tonekit_cli_shared_" + std::to_string(getpid()));
+    fs::remove_all(shared_);
+    fs::create_directories(shared_);
+    const std::string cmd = std::string("'") + TONEKIT_CLI + "' synth night-drive '" + (shared_ / "scene.exr").string() +
+                            "' --size 96x54 --bits 32";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  static void TearDownTestSuite() { fs::remove_all(shared_); }
+
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("tonekit_cli_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::copy_file(shared_ / "scene.exr", dir_ / "in.exr");
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  // Runs the CLI in the test's folder with `args` (shell syntax).
+  RunResult run(const std::string& args) {
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + TONEKIT_CLI + "' " + args + " > stdout.txt 2> stderr.txt";
+    RunResult r;
+    const int status = std::system(cmd.c_str());
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(dir_ / "stdout.txt");
+    r.err = slurp(dir_ / "stderr.txt");
+    fs::remove(dir_ / "stdout.txt");
+    fs::remove(dir_ / "stderr.txt");
+    return r;
+  }
+
+  // A failed run: the exit code, one "tonekit: error:" line naming `mention`, and the folder
+  // unchanged (no output, no temporary left behind).
+  void expect_failure(const std::string& args, int code, const std::string& mention) {
+    const auto before = listing(dir_);
+    const RunResult r = run(args);
+    EXPECT_EQ(r.code, code) << args << "\n" << r.err;
+    EXPECT_EQ(r.err_lines(), 1) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("tonekit: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(mention), std::string::npos) << "'" << mention << "' not in: " << r.err;
+    EXPECT_EQ(listing(dir_), before) << args << " left files behind";
+  }
+
+  static fs::path shared_;
+  fs::path dir_;
+};
+fs::path Cli::shared_;
+
+}  // namespace
+
+TEST_F(Cli, SynthWritesAFileInfoCanRead) {
+  for (const synth::SceneInfo& s : synth::all_scenes()) {
+    const std::string out = std::string(s.id) + ".exr";
+    ASSERT_EQ(run("synth " + std::string(s.id) + " " + out + " --size 40x30").code, 0) << s.id;
+    const RunResult info = run("info " + out);
+    EXPECT_EQ(info.code, 0) << info.err;
+    EXPECT_NE(info.out.find("40 x 30"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("OpenEXR"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("dynamic range"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("0 NaN, 0 Inf, 0 negative"), std::string::npos) << info.out;
+  }
+  for (const char* ext : {"hdr", "pfm"}) {
+    ASSERT_EQ(run(std::string("synth sunset s.") + ext + " --size 17x9").code, 0) << ext;
+    auto img = io::read_image((dir_ / (std::string("s.") + ext)).string());
+    ASSERT_TRUE(img.ok()) << img.status().message();
+    EXPECT_EQ(img->width, 17);
+    EXPECT_EQ(img->height, 9);
+  }
+  const RunResult list = run("synth --list");
+  EXPECT_EQ(list.code, 0);
+  for (const synth::SceneInfo& s : synth::all_scenes()) EXPECT_NE(list.out.find(s.id), std::string::npos) << s.id;
+}
+
+TEST_F(Cli, SynthRejectsBadRequests) {
+  expect_failure("synth no-such-scene x.exr", 1, "no-such-scene");
+  expect_failure("synth night-drive x.exr --size 0x10", 1, "out of range");
+  expect_failure("synth night-drive x.exr --size 7681x100", 1, "out of range");
+  expect_failure("synth night-drive x.exr --size 7680x4321", 1, "out of range");
+  expect_failure("synth night-drive x.exr --size 12by4", 1, "WxH");
+  expect_failure("synth night-drive x.png", 1, "HDR files");
+  expect_failure("synth night-drive", 1, "NAME and OUT");
+}
+
+TEST_F(Cli, MapWritesEveryFormat) {
+  ASSERT_EQ(run("map in.exr out.png").code, 0);
+  ASSERT_EQ(run("map in.exr out16.png --bits 16").code, 0);
+  ASSERT_EQ(run("map in.exr out.jpg --op drago").code, 0);
+  ASSERT_EQ(run("map in.exr out.exr --op log").code, 0);
+  ASSERT_EQ(run("map in.exr out32.exr --bits 32").code, 0);
+  ASSERT_EQ(run("map in.exr out.hdr --op linear").code, 0);
+  ASSERT_EQ(run("map in.exr out.pfm --op histeq --backend cpu").code, 0);
+
+  const std::string png = slurp(dir_ / "out.png"), png16 = slurp(dir_ / "out16.png");
+  ASSERT_GT(png.size(), 33u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  EXPECT_EQ(static_cast<int>(png[24]), 8) << "IHDR bit depth";
+  ASSERT_GT(png16.size(), 33u);
+  EXPECT_EQ(static_cast<int>(png16[24]), 16) << "IHDR bit depth";
+  const std::string jpg = slurp(dir_ / "out.jpg");
+  ASSERT_GT(jpg.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(jpg[0]), 0xFF);
+  EXPECT_EQ(static_cast<unsigned char>(jpg[1]), 0xD8);
+  // HDR outputs hold the tone-mapped linear [0, 1] values.
+  for (const char* name : {"out.exr", "out32.exr", "out.hdr", "out.pfm"}) {
+    auto img = io::read_image((dir_ / name).string());
+    ASSERT_TRUE(img.ok()) << name << ": " << img.status().message();
+    EXPECT_EQ(img->width, 96);
+    EXPECT_EQ(img->height, 54);
+    float lo = 1e30f, hi = -1e30f;
+    for (float v : img->pixels) lo = std::min(lo, v), hi = std::max(hi, v);
+    EXPECT_GE(lo, 0.0f) << name;
+    EXPECT_LE(hi, 1.0f + 1.0f / 128.0f) << name << ": RGBE keeps 8 bits of mantissa";
+    EXPECT_GT(hi, 0.5f) << name;
+  }
+  // Parameters reach the operator: a different key gives a different image.
+  ASSERT_EQ(run("map in.exr k.png --set key=0.05").code, 0);
+  EXPECT_NE(slurp(dir_ / "k.png"), png);
+  EXPECT_EQ(run("map in.exr k2.png --op reinhard --set key=0.05 --set saturation=0.8 --backend auto").code, 0);
+}
+
+TEST_F(Cli, MapUsageErrorsExitOneWithOneLine) {
+  expect_failure("map in.exr out.png --op nope", 1, "unknown operator 'nope'");
+  expect_failure("map in.exr out.png --set nope=1", 1, "no parameter 'nope'");
+  expect_failure("map in.exr out.png --set key=5", 1, "out of range");
+  expect_failure("map in.exr out.png --set key=abc", 1, "not a number");
+  expect_failure("map in.exr out.png --set key", 1, "NAME=VALUE");
+  expect_failure("map in.exr out.png --backend gpu", 1, "unknown backend");
+  expect_failure("map in.exr out.xyz", 1, "output format");
+  expect_failure("map in.exr out.jpg --bits 16", 1, "--bits 16");
+  expect_failure("map in.exr out.png --bits 12", 1, "--bits 12");
+  expect_failure("map in.exr", 1, "IN and OUT");
+  expect_failure("map in.exr a.png b.png", 1, "-o PATTERN");
+  expect_failure("map in.exr in.exr", 1, "overwrite");
+  expect_failure("map in.exr out.png --no-such-flag", 1, "no-such-flag");
+}
+
+TEST_F(Cli, MapBadInputsExitOne) {
+  expect_failure("map missing.exr out.png", 1, "missing.exr");
+  std::ofstream(dir_ / "garbage.exr", std::ios::binary) << std::string("\x76\x2f\x31\x01 this is not an OpenEXR file at all", 40);
+  expect_failure("map garbage.exr out.png", 1, "garbage.exr");
+  std::ofstream(dir_ / "empty.hdr", std::ios::binary) << "";
+  expect_failure("map empty.hdr out.exr", 1, "empty.hdr");
+  expect_failure("info garbage.exr", 1, "garbage.exr");
+}
+
+TEST_F(Cli, UnwritableOutputLeavesNothing) {
+  std::ofstream(dir_ / "plain.txt") << "a file, not a folder\n";
+  const auto before = listing(dir_);
+  for (const char* out : {"no/such/folder/out.png", "plain.txt/out.png", "plain.txt/out.exr"}) {
+    const RunResult r = run(std::string("map in.exr ") + out);
+    EXPECT_NE(r.code, 0) << out;
+    EXPECT_EQ(r.code, 2) << out << ": the operating system refused: a runtime failure\n" << r.err;
+    EXPECT_EQ(r.err_lines(), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("tonekit: error: ", 0), 0u) << r.err;
+  }
+  EXPECT_EQ(listing(dir_), before);
+  EXPECT_FALSE(fs::exists(dir_ / "no"));
+}
+
+TEST_F(Cli, CudaBackendWithoutDeviceFailsCleanly) {
+  if (cuda_available()) {
+    EXPECT_EQ(run("map in.exr out.png --backend cuda").code, 0);
+    return;
+  }
+  expect_failure("map in.exr out.png --backend cuda", 2, "cuda");
+}
+
+TEST_F(Cli, OpsAndHelpComeFromTheRegistry) {
+  const RunResult ops = run("ops");
+  ASSERT_EQ(ops.code, 0) << ops.err;
+  const RunResult help = run("--help");
+  ASSERT_EQ(help.code, 0) << help.err;
+  const RunResult map_help = run("map --help");
+  ASSERT_EQ(map_help.code, 0) << map_help.err;
+  for (const OperatorDesc* op : all_operators()) {
+    EXPECT_NE(ops.out.find(op->id), std::string::npos) << op->id;
+    EXPECT_NE(squeeze(ops.out).find(squeeze(op->citation)), std::string::npos) << op->id;
+    EXPECT_NE(help.out.find(op->id), std::string::npos) << op->id;
+    EXPECT_NE(map_help.out.find(op->id), std::string::npos) << op->id;
+    for (const ParamDesc* p : all_params(*op)) {
+      EXPECT_NE(ops.out.find(p->name), std::string::npos) << op->id << "." << p->name;
+      EXPECT_NE(map_help.out.find(p->name), std::string::npos) << op->id << "." << p->name;
+      EXPECT_NE(squeeze(ops.out).find(squeeze(p->help)), std::string::npos) << op->id << "." << p->name;
+    }
+  }
+  std::string ids;
+  for (const OperatorDesc* op : all_operators()) ids += std::string(op->id) + "\n";
+  EXPECT_EQ(run("ops --ids").out, ids);
+  const RunResult one = run("ops reinhard");
+  EXPECT_EQ(one.code, 0);
+  EXPECT_NE(one.out.find("Reinhard"), std::string::npos);
+  expect_failure("ops nope", 1, "unknown operator");
+  expect_failure("", 1, "no command");
+  expect_failure("frobnicate", 1, "frobnicate");
+}
+
+TEST_F(Cli, BatchModeWithPattern) {
+  fs::create_directories(dir_ / "in");
+  fs::copy_file(dir_ / "in.exr", dir_ / "in" / "a.exr");
+  ASSERT_EQ(run("synth gradient-ramp in/b.hdr --size 30x20").code, 0);
+  ASSERT_EQ(run("synth checker-hdr in/c.pfm --size 30x20").code, 0);
+  std::ofstream(dir_ / "in" / "notes.txt") << "not an image\n";
+
+  RunResult r = run("map in -o 'out/{name}_{op}.png' --op drago");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "no progress bar when stderr is not a terminal";
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "a_drago.png"));
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "b_drago.png"));
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "c_drago.png"));
+  EXPECT_EQ(listing(dir_ / "out").size(), 3u);
+
+  r = run("map in/a.exr in/b.hdr -o 'o2/{index}-{name}.jpg'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "o2" / "0001-a.jpg"));
+  EXPECT_TRUE(fs::exists(dir_ / "o2" / "0002-b.jpg"));
+
+  r = run("map in/a.exr in/c.pfm -o 'o5/{name}.{ext}.{op}.exr' --op log");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "o5" / "a.exr.log.exr"));
+  EXPECT_TRUE(fs::exists(dir_ / "o5" / "c.pfm.log.exr"));
+
+  fs::create_directories(dir_ / "o3");
+  r = run("map in/a.exr -o o3");  // a folder: o3/{name}.png
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "o3" / "a.png"));
+
+  expect_failure("map in -o 'same.png'", 1, "{name}");
+  expect_failure("map in -o 'x/{nam}.png'", 1, "{nam}");
+  expect_failure("map in -o 'x/{name}.tiff'", 1, "output format");
+  fs::create_directories(dir_ / "nothing");
+  expect_failure("map nothing -o 'x/{name}.png'", 1, "no .exr");
+  expect_failure("map in out.png", 1, "folder");
+
+  // One bad file in a batch: reported, the others still written, exit 1.
+  std::ofstream(dir_ / "in" / "d.exr", std::ios::binary) << "garbage";
+  r = run("map in -o 'o4/{name}.png'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_NE(r.err.find("d.exr"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "o4" / "a.png"));
+  EXPECT_TRUE(fs::exists(dir_ / "o4" / "c.png"));
+  EXPECT_FALSE(fs::exists(dir_ / "o4" / "d.png"));
+}
+
+TEST_F(Cli, DemoWritesContactSheetAndTimings) {
+  fs::create_directories(dir_ / "extra");
+  fs::copy_file(dir_ / "in.exr", dir_ / "extra" / "photo.exr");
+  const RunResult r = run("demo --out d --size 48x27 --repeat 1 --scenes night-drive,gradient-ramp --images extra");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = slurp(dir_ / "d" / "index.html");
+  ASSERT_FALSE(html.empty());
+  for (const char* image : {"night-drive", "gradient-ramp", "photo"}) {
+    EXPECT_NE(r.out.find(image), std::string::npos) << image;
+    EXPECT_NE(html.find(image), std::string::npos) << image;
+    for (const OperatorDesc* op : all_operators()) {
+      const std::string file = std::string(image) + "_" + op->id + ".png";
+      EXPECT_TRUE(fs::exists(dir_ / "d" / file)) << file;
+      EXPECT_TRUE(fs::exists(dir_ / "d" / "thumbs" / file)) << file;
+      EXPECT_NE(html.find("thumbs/" + file), std::string::npos) << file;
+    }
+  }
+  for (const OperatorDesc* op : all_operators()) EXPECT_NE(r.out.find(op->id), std::string::npos) << op->id;
+  EXPECT_NE(html.find("ms</span>"), std::string::npos);
+  expect_failure("demo --out d2 --scenes nope", 1, "nope");
+  expect_failure("demo --out d2 --images no-such-folder", 1, "no-such-folder");
+}

@@ -55,6 +55,11 @@ bool encode(const OutputImage& image, const std::vector<png_bytep>& rows, PngOut
   const int bit_depth = image.type == PixelType::u16 ? 16 : 8;
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), bit_depth,
                color_type_for(image.channels), PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  // Speed over size: zlib level 6 with adaptive filtering spent ~80% of a 4K `tonekit map` in
+  // deflate (perf, this machine: 2.5 s per file). Level 1 with the Paeth filter alone: 0.6 s for
+  // the whole run, and 8.0 MB instead of 6.2 MB on the dithered 4K night-drive.
+  png_set_compression_level(png, 1);
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_PAETH);
   png_write_info(png, info);
   // 16-bit samples are held in host byte order; PNG stores them big-endian.
   if (bit_depth == 16 && std::endian::native == std::endian::little) png_set_swap(png);

@@ -23,6 +23,8 @@ struct Chunk {
 
 // Pixels [x0, x0 + n) of a row of `in` into c.r/g/b (sanitised), c.a (clamped alpha or 1), c.lw.
 void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c);
+// Only c.lw (the statistics pass needs nothing else); c.r/g/b/a are left unspecified.
+void load_luminance_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c);
 // Per-pixel bad-value counts over pixels [x0, x0 + n): a pixel counts once, as NaN if any
 // channel is NaN, else as Inf if any is +-Inf, else as negative if any is < 0.
 struct BadPixelCounts {

@@ -32,7 +32,7 @@ FrameStats compute_stats(const ImageView& in) {
       const void* row = in.row<const void>(y);
       for (int x0 = 0; x0 < in.width; x0 += kChunk) {
         const int n = std::min(kChunk, in.width - x0);
-        load_chunk(row, x0, n, in.channels, in.type, chunk);
+        load_luminance_chunk(row, x0, n, in.channels, in.type, chunk);
         reduce_luminance(chunk, n, p.lum);
         count_bad_pixels(row, x0, n, in.channels, in.type, p.bad);
       }

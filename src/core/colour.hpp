@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/hd.hpp"
 
@@ -32,10 +33,16 @@ TK_HD unsigned classify_flags(unsigned flags) {
   return (flags & kPixelNaN) ? kPixelNaN : (flags & kPixelInf) ? kPixelInf : (flags & kPixelNegative);
 }
 
-// BT.709 / sRGB primaries luminance (thesis Step 1; Qian 2013 Eq 6).
+// BT.709 / sRGB primaries luminance (thesis Step 1; Qian 2013 Eq 6). In float it is spelled as
+// two fused multiply-adds so every build (vectorised CPU clones, scalar CPU loops, CUDA) rounds
+// it identically and the GPU's min/max match the CPU's bit for bit.
 template <class T>
 TK_HD T luminance(T r, T g, T b) {
-  return T(0.2126) * r + T(0.7152) * g + T(0.0722) * b;
+  if constexpr (std::is_same_v<T, float>) {
+    return fmaf(0.0722f, b, fmaf(0.7152f, g, 0.2126f * r));
+  } else {
+    return T(0.2126) * r + T(0.7152) * g + T(0.0722) * b;
+  }
 }
 
 // Colour reconstruction C_out = L_d * (C_in / L_w)^s (Schlick 1994; Qian 2013 Eq 9).
@@ -79,28 +86,38 @@ TK_HD std::uint32_t hash32(std::uint32_t x) {
 }
 
 // Triangular-PDF dither in (-1, 1) LSB for pixel (x, y), channel c: the difference of two
-// 16-bit uniforms from one hash. The hash of (y, c) is a per-row seed that loops hoist
-// (core/colour_parts.hpp), so CPU and GPU compute identical noise at one hash per value.
-TK_HD float dither_noise(int x, int y, int c) {
-  const std::uint32_t row_seed = hash32(static_cast<std::uint32_t>(y) * 3U + static_cast<std::uint32_t>(c));
+// 16-bit uniforms from one hash. The hash of (y, c) is a per-row seed that loops hoist, so CPU
+// and GPU compute identical noise at one hash per value.
+TK_HD std::uint32_t dither_row_seed(int y, int c) {
+  return hash32(static_cast<std::uint32_t>(y) * 3U + static_cast<std::uint32_t>(c));
+}
+
+TK_HD float dither_noise_seeded(int x, std::uint32_t row_seed) {
   const std::uint32_t h = hash32(static_cast<std::uint32_t>(x) * 0x9E3779B1U ^ row_seed);
   float a = static_cast<float>(h & 0xFFFFu) * (1.0f / 65536.0f);
   float b = static_cast<float>(h >> 16) * (1.0f / 65536.0f);
   return a - b;
 }
 
-// Quantise an encoded value in [0, 1] to [0, max_code]. Dither is skipped at 0 and 1 so that
-// black stays black and white stays white.
+TK_HD float dither_noise(int x, int y, int c) { return dither_noise_seeded(x, dither_row_seed(y, c)); }
+
+// Quantise an encoded value in [0, 1] to [0, max_code] given the pixel's dither noise. Dither is
+// skipped at 0 and 1 so that black stays black and white stays white. Branch-free so that the
+// CPU loops vectorise.
 template <class T>
-TK_HD unsigned quantise(T v, unsigned max_code, bool dither, int x, int y, int c) {
+TK_HD unsigned quantise_noise(T v, unsigned max_code, bool dither, T noise) {
   T scaled = clamp01(v) * T(max_code);
-  const T noise = T(dither_noise(x, y, c));
   const bool interior = (scaled > T(0)) & (scaled < T(max_code));
   scaled += (dither & interior) ? noise : T(0);
   scaled = tk_floor(scaled + T(0.5));
   scaled = scaled < T(0) ? T(0) : scaled;
   scaled = scaled > T(max_code) ? T(max_code) : scaled;
   return static_cast<unsigned>(static_cast<int>(scaled));
+}
+
+template <class T>
+TK_HD unsigned quantise(T v, unsigned max_code, bool dither, int x, int y, int c) {
+  return quantise_noise(v, max_code, dither, T(dither_noise(x, y, c)));
 }
 
 }  // namespace tonekit::core

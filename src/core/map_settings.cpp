@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/colour.hpp"
+#include "core/curve_setup.hpp"
 
 namespace tonekit::core {
 
@@ -16,80 +17,53 @@ CurveKind curve_kind_for(const OperatorDesc& op) {
   return CurveKind::linear;
 }
 
-double estimate_key(const FrameStats& stats) {
-  double lmin = stats.min_positive_luminance > 0 ? stats.min_positive_luminance : kLogDelta;
-  double lmax = stats.max_luminance;
-  if (!(lmax > lmin) || !(stats.log_average > 0)) return 0.18;
-  double l2min = std::log2(lmin), l2max = std::log2(lmax), l2avg = std::log2(stats.log_average);
-  return 0.18 * std::pow(4.0, (2.0 * l2avg - l2min - l2max) / (l2max - l2min));
+CurveParams curve_params_from(const Params& p) {
+  CurveParams c;
+  c.kind = curve_kind_for(p.op());
+  switch (c.kind) {
+    case CurveKind::linear:
+      c.exposure = p.get("exposure");
+      c.normalize = p.get("normalize");
+      break;
+    case CurveKind::log:
+      c.exposure = p.get("exposure");
+      break;
+    case CurveKind::drago:
+      c.exposure = p.get("exposure");
+      c.bias = p.get("bias");
+      c.ld_max = p.get("ld_max");
+      break;
+    case CurveKind::reinhard:
+      c.key = p.get("key");
+      c.auto_key = p.get("auto_key");
+      c.white = p.get("white");
+      break;
+    case CurveKind::histeq:
+      c.bins = static_cast<int>(p.get("bins"));
+      break;
+  }
+  return c;
 }
+
+CurveStats curve_stats_from(const FrameStats& s) {
+  CurveStats c;
+  c.log_average = s.log_average;
+  c.min_luminance = s.min_luminance;
+  c.max_luminance = s.max_luminance;
+  c.min_positive_luminance = s.min_positive_luminance;
+  return c;
+}
+
+double estimate_key(const FrameStats& stats) { return estimate_key_hd(curve_stats_from(stats)); }
 
 HistogramRange histogram_range(const FrameStats& stats) {
   HistogramRange r;
-  if (stats.max_luminance > 0 && stats.min_positive_luminance > 0) {
-    r.log_min = std::log(stats.min_positive_luminance);
-    double range = std::log(stats.max_luminance) - r.log_min;
-    r.inv_log_range = range > 0 ? 1.0 / range : 0.0;
-  }
+  histogram_range_hd(curve_stats_from(stats), r.log_min, r.inv_log_range);
   return r;
 }
 
 CurveSettings make_curve_settings(const Params& p, const FrameStats& stats, const float* hist_table) {
-  CurveSettings s;
-  s.kind = curve_kind_for(p.op());
-  const double lmax = stats.max_luminance;
-  switch (s.kind) {
-    case CurveKind::linear: {
-      double exposure = p.get("exposure");
-      if (p.get("normalize") != 0) {
-        double range = lmax - stats.min_luminance;
-        if (range > 0) {
-          s.linear_offset = stats.min_luminance;
-          s.linear_scale = exposure / range;
-        } else {  // flat image: map it to `exposure`
-          s.linear_scale = lmax > 0 ? exposure / lmax : exposure;
-        }
-      } else {
-        s.linear_scale = exposure;
-      }
-      break;
-    }
-    case CurveKind::log: {
-      s.log_exposure = p.get("exposure");
-      double denominator = std::log1p(s.log_exposure * lmax);
-      s.log_inv_denominator = denominator > 0 ? 1.0 / denominator : 1.0;
-      break;
-    }
-    case CurveKind::drago: {
-      double e = p.get("exposure");
-      double lwa = stats.log_average > 0 ? stats.log_average : 1.0;
-      s.drago_input_scale = e / lwa;
-      double scaled_max = lmax * s.drago_input_scale;
-      if (!(scaled_max > 0)) scaled_max = 1.0;
-      s.drago_inv_lwmax = 1.0 / scaled_max;
-      s.drago_output_scale = 0.01 * p.get("ld_max") / std::log10(scaled_max + 1.0);
-      s.drago_bias_power = std::log(p.get("bias")) / std::log(0.5);
-      break;
-    }
-    case CurveKind::reinhard: {
-      double key = p.get("auto_key") != 0 ? estimate_key(stats) : p.get("key");
-      double lavg = stats.log_average > 0 ? stats.log_average : 1.0;
-      s.reinhard_scale = key / lavg;
-      double white = p.get("white");
-      if (white == 0) white = lmax * s.reinhard_scale;
-      s.reinhard_inv_white_sq = white > 0 ? 1.0 / (white * white) : 0.0;
-      break;
-    }
-    case CurveKind::histeq: {
-      HistogramRange r = histogram_range(stats);
-      s.hist_log_min = r.log_min;
-      s.hist_inv_log_range = r.inv_log_range;
-      s.hist_bins = static_cast<int>(p.get("bins"));
-      s.hist_table = hist_table;
-      break;
-    }
-  }
-  return s;
+  return make_curve_settings_hd(curve_params_from(p), curve_stats_from(stats), hist_table);
 }
 
 ColourSettings make_colour_settings(const Params& p) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/curve_setup.hpp"
 #include "core/curves.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/tonemap.hpp"
@@ -17,6 +18,11 @@ struct ColourSettings {
 };
 
 CurveKind curve_kind_for(const OperatorDesc& op);
+
+// The registry's Params and the frame statistics as the plain structs of curve_setup.hpp,
+// whose make_curve_settings_hd both backends run (the CUDA one on the device).
+CurveParams curve_params_from(const Params& params);
+CurveStats curve_stats_from(const FrameStats& stats);
 
 // Reinhard 2002 ("Parameter estimation for photographic tone reproduction", Eq 1) automatic key.
 double estimate_key(const FrameStats& stats);

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Joins tonekit_bench's JSON with the PyTorch peer's (same run) and prints the short table:
+whole frame on device, GB/s, fraction of the copy bandwidth, PyTorch time and ratio; the
+statistics pass; the streamed throughput against the PCIe bound."""
+import json
+import sys
+
+tk = json.load(open(sys.argv[1]))
+peer = {}
+if len(sys.argv) > 2:
+    try:
+        for r in json.load(open(sys.argv[2]))["rows"]:
+            peer[(r["res"], r["format"], r["op"])] = r["ms"]
+    except (OSError, ValueError, KeyError) as e:
+        print("no PyTorch peer results:", e)
+print(f"device {tk['device']}, device-to-device copy {tk['copy_gbps']:.0f} GB/s")
+print(f"{'res':10} {'format':15} {'op':9} {'frame ms':>9} {'GB/s':>7} {'copy%':>6} {'stats ms':>9} {'stats%':>7} {'map ms':>8} {'torch ms':>9} {'x torch':>8}")
+rows = tk["rows"]
+for r in rows:
+    if r["stage"] != "frame" or r["variant"] != "default":
+        continue
+    key = (r["res"], r["format"], r["op"])
+    st = next((s for s in rows if s["stage"] == "stats" and s["variant"] == "fused" and (s["res"], s["format"], s["op"]) == key), None)
+    mp = next((s for s in rows if s["stage"] == "map" and s["variant"] == "default" and (s["res"], s["format"], s["op"]) == key), None)
+    t = peer.get(key)
+    print(f"{r['res']:10} {r['format']:15} {r['op']:9} {r['ms']:9.4f} {r['gbps']:7.0f} {100*r['copy_fraction']:5.1f}% "
+          f"{st['ms'] if st else 0:9.4f} {100*st['copy_fraction'] if st else 0:6.1f}% {mp['ms'] if mp else 0:8.4f} "
+          f"{t if t else 0:9.3f} {t / r['ms'] if t else 0:8.1f}")
+print("variants (3840x2160):")
+for r in rows:
+    if r["variant"] not in ("default", "fused") or r["stage"] == "histogram+scan":
+        if r["res"] == "3840x2160":
+            print(f"  {r['format']:15} {r['op']:9} {r['stage']:15} {r['variant']:18} {r['ms']:8.4f} ms {100*r['copy_fraction']:5.1f}%")
+for s in tk.get("streams", []):
+    print(f"streamed {s['case']}: {s['fps']:.1f} frames/s vs PCIe bound {s['pcie_bound_fps']:.1f} ({100*s['fps']/s['pcie_bound_fps']:.0f}%), "
+          f"H2D {s['h2d_gbps']:.1f} GB/s D2H {s['d2h_gbps']:.1f} GB/s")

@@ -1,0 +1,356 @@
+// Benchmark harness for the CUDA backend (style.md 12; METHOD.md): warm-up, CUDA events, medians
+// of many runs, rotating input buffers (each larger than L2 at 4K/8K, so no run reads the
+// previous run's data from L2 unless the pass itself left it there), bytes declared per stage.
+// Axes: resolution x operator x format (half RGBA -> RGBA8, float RGB -> RGB8); the statistics
+// and scan variants; the map order; host-to-host streamed throughput against the PCIe bound
+// measured in the same run. The device-to-device copy bandwidth is measured first and every
+// stage is reported as a fraction of it, for the minimal bytes of that stage.
+// Usage: tonekit_bench [--quick] [--json out.json]
+#include <cuda_runtime.h>
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuda/host_pipeline.hpp"
+#include "tonekit/tone_mapper.hpp"
+
+using namespace tonekit;
+
+namespace {
+
+#define CK(expr)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (expr);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+__device__ unsigned hash(unsigned x) {
+  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+  return x;
+}
+
+// Log-uniform HDR values over ~30 stops, alpha in [0, 1]; never zeros (METHOD.md).
+__global__ void fill_input(unsigned char* p, std::size_t pixels, int channels, bool half, unsigned seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < pixels; i += std::size_t(gridDim.x) * blockDim.x)
+    for (int c = 0; c < channels; ++c) {
+      const unsigned h = hash(static_cast<unsigned>(i * channels + c) ^ seed);
+      const float u = (h & 0xFFFFFF) * (1.0f / 16777216.0f);
+      const float v = c == 3 ? u : exp2f(u * 30.0f - 20.0f);
+      if (half) reinterpret_cast<__half*>(p)[i * channels + c] = __float2half(v);
+      else reinterpret_cast<float*>(p)[i * channels + c] = v;
+    }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Row {
+  std::string res, op, format, stage, variant;
+  double ms, bytes, gbps, frac;
+};
+std::vector<Row> rows;
+double copy_gbps = 0;
+
+void add_row(const std::string& res, const std::string& op, const std::string& fmt, const std::string& stage,
+             const std::string& variant, double ms, double bytes) {
+  const double gbps = bytes / (ms * 1e-3) / 1e9;
+  rows.push_back({res, op, fmt, stage, variant, ms, bytes, gbps, gbps / copy_gbps});
+}
+
+// Device-to-device copy of a large buffer: bytes read + written per second.
+double measure_copy(std::size_t bytes, int reps) {
+  void *a, *b;
+  CK(cudaMalloc(&a, bytes));
+  CK(cudaMalloc(&b, bytes));
+  CK(cudaMemset(a, 1, bytes));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int i = 0; i < reps + 3; ++i) {
+    CK(cudaEventRecord(e0));
+    CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    if (i >= 3) t.push_back(ms);
+  }
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  return 2.0 * bytes / (median(t) * 1e-3) / 1e9;
+}
+
+struct Format {
+  const char* name;
+  InputFormat in;
+  OutputFormat out;
+};
+
+void bench_device(int w, int h, const char* res, const Format& fmt, const char* op, int runs, bool variants) {
+  const std::size_t pixels = std::size_t(w) * h;
+  const std::size_t in_bytes = pixels * input_pixel_bytes(fmt.in);
+  const std::size_t out_bytes = pixels * bytes_per_channel(fmt.out.type) * fmt.out.channels;
+  constexpr int kBuffers = 3;
+  void* in[kBuffers];
+  void* out;
+  for (int i = 0; i < kBuffers; ++i) {
+    CK(cudaMalloc(&in[i], in_bytes));
+    fill_input<<<1024, 256>>>(static_cast<unsigned char*>(in[i]), pixels, fmt.in == InputFormat::rgb_f32 ? 3 : 4,
+                              fmt.in == InputFormat::rgba_f16, 1234u + i);
+    CK(cudaGetLastError());
+  }
+  CK(cudaMalloc(&out, out_bytes));
+  ToneMapperConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.input = fmt.in;
+  cfg.output = fmt.out;
+  cfg.params = prepare_params(op).value();
+  cfg.timings = true;
+  const bool histeq = std::string(op) == "histeq";
+
+  auto run = [&](ToneMapper& m, std::vector<double>& total, std::vector<double>& st, std::vector<double>& hi,
+                 std::vector<double>& mp, bool with_stages) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    m.enable_timings(with_stages);
+    for (int i = 0; i < runs + 10; ++i) {
+      CK(cudaEventRecord(e0));
+      Status s = m.process(in[i % kBuffers], 0, out, 0, nullptr);
+      if (!s.ok()) { std::fprintf(stderr, "process: %s\n", s.message().c_str()); std::exit(2); }
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      if (i < 10) continue;  // warm-up
+      float ms;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      total.push_back(ms);
+      if (with_stages) {
+        StageTimings t;
+        m.read_timings(t);
+        st.push_back(t.stats_ms);
+        hi.push_back(t.histogram_ms);
+        mp.push_back(t.map_ms);
+      }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+  };
+
+  const double frame_bytes = double(in_bytes) * (histeq ? 3 : 2) + out_bytes;
+  for (bool backwards : {true, false}) {
+    if (!variants && !backwards) break;
+    cfg.map_backwards = backwards;
+    auto m = ToneMapper::create(cfg);
+    if (!m.ok()) { std::fprintf(stderr, "create: %s\n", m.status().message().c_str()); std::exit(2); }
+    std::vector<double> total, st, hi, mp, t2, a, b, c;
+    run(*m.value(), total, a, b, c, false);  // whole frame, no stage events in between
+    run(*m.value(), t2, st, hi, mp, true);   // per stage
+    const std::string v = backwards ? "default" : "map-forwards";
+    add_row(res, op, fmt.name, "frame", v, median(total), frame_bytes);
+    if (backwards) {
+      add_row(res, op, fmt.name, "stats", "fused", median(st), double(in_bytes));
+      if (histeq) add_row(res, op, fmt.name, "histogram+scan", "blelloch", median(hi), double(in_bytes));
+    }
+    add_row(res, op, fmt.name, "map", v, median(mp), double(in_bytes) + out_bytes);
+  }
+  if (variants) {
+    for (StatsAlgorithm a : {StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub}) {
+      cfg.stats = a;
+      cfg.map_backwards = true;
+      auto m = ToneMapper::create(cfg);
+      std::vector<double> total, st, hi, mp;
+      run(*m.value(), total, st, hi, mp, true);
+      add_row(res, op, fmt.name, "stats", stats_algorithm_name(a), median(st), double(in_bytes));
+      add_row(res, op, fmt.name, "frame", std::string("stats=") + stats_algorithm_name(a), median(total), frame_bytes);
+    }
+    cfg.stats = StatsAlgorithm::fused;
+    if (histeq) {
+      cfg.scan = ScanAlgorithm::cub;
+      auto m = ToneMapper::create(cfg);
+      std::vector<double> total, st, hi, mp;
+      run(*m.value(), total, st, hi, mp, true);
+      add_row(res, op, fmt.name, "histogram+scan", "cub", median(hi), double(in_bytes));
+    }
+  }
+  for (void* p : in) CK(cudaFree(p));
+  CK(cudaFree(out));
+}
+
+struct StreamResult {
+  double fps = 0, bound_fps = 0, h2d_gbps = 0, d2h_gbps = 0;
+};
+
+// Host-to-host: pinned host frames through the HostPipeline (3 in flight), against the PCIe
+// bound measured now: the same uploads and downloads alone, concurrently on two streams.
+StreamResult bench_stream(int w, int h, const Format& fmt, const char* op, int frames) {
+  ToneMapperConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.input = fmt.in;
+  cfg.output = fmt.out;
+  cfg.params = prepare_params(op).value();
+  auto pipe = cuda::HostPipeline::create(cfg, 3);
+  if (!pipe.ok()) { std::fprintf(stderr, "pipeline: %s\n", pipe.status().message().c_str()); std::exit(2); }
+  const std::size_t ib = pipe.value()->in_frame_bytes(), ob = pipe.value()->out_frame_bytes();
+  constexpr int kHost = 4;
+  void* hin[kHost];
+  void* hout[kHost];
+  for (int i = 0; i < kHost; ++i) {
+    CK(cudaMallocHost(&hin[i], ib));
+    CK(cudaMallocHost(&hout[i], ob));
+    std::memset(hout[i], 0, ob);
+    std::vector<float> tmp(4096);
+    for (std::size_t k = 0; k < tmp.size(); ++k) tmp[k] = 0.01f * (k % 997) + 0.001f;
+    for (std::size_t off = 0; off < ib; off += sizeof(float) * tmp.size())
+      std::memcpy(static_cast<char*>(hin[i]) + off, tmp.data(), std::min(ib - off, sizeof(float) * tmp.size()));
+  }
+  std::vector<const void*> ins(frames);
+  std::vector<void*> outs(frames);
+  for (int f = 0; f < frames; ++f) {
+    ins[f] = hin[f % kHost];
+    outs[f] = hout[f % kHost];
+  }
+  StreamResult r;
+  pipe.value()->run(ins.data(), outs.data(), 4, true);  // warm-up
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> fps;
+  for (int rep = 0; rep < 3; ++rep) {
+    CK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = pipe.value()->run(ins.data(), outs.data(), frames, true);
+    if (!s.ok()) { std::fprintf(stderr, "run: %s\n", s.message().c_str()); std::exit(2); }
+    fps.push_back(frames / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  r.fps = median(fps);
+  // PCIe bound: uploads on one stream, downloads on another, no kernels.
+  void *din, *dout;
+  CK(cudaMalloc(&din, ib));
+  CK(cudaMalloc(&dout, ob));
+  cudaStream_t s1, s2;
+  CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  std::vector<double> bound;
+  for (int rep = 0; rep < 3; ++rep) {
+    CK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int f = 0; f < frames; ++f) {
+      CK(cudaMemcpyAsync(din, hin[f % kHost], ib, cudaMemcpyHostToDevice, s1));
+      CK(cudaMemcpyAsync(hout[f % kHost], dout, ob, cudaMemcpyDeviceToHost, s2));
+    }
+    CK(cudaDeviceSynchronize());
+    bound.push_back(frames / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  r.bound_fps = median(bound);
+  auto one_way = [&](bool up) {
+    CK(cudaEventRecord(e0, s1));
+    for (int f = 0; f < frames; ++f) {
+      if (up) CK(cudaMemcpyAsync(din, hin[f % kHost], ib, cudaMemcpyHostToDevice, s1));
+      else CK(cudaMemcpyAsync(hout[f % kHost], dout, ob, cudaMemcpyDeviceToHost, s1));
+    }
+    CK(cudaEventRecord(e1, s1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    return double(up ? ib : ob) * frames / (ms * 1e-3) / 1e9;
+  };
+  r.h2d_gbps = one_way(true);
+  r.d2h_gbps = one_way(false);
+  cudaFree(din);
+  cudaFree(dout);
+  for (int i = 0; i < kHost; ++i) {
+    cudaFreeHost(hin[i]);
+    cudaFreeHost(hout[i]);
+  }
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false, profile = false;
+  std::string json_path;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--profile")) profile = true;  // one case, for ncu
+    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
+  }
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    std::printf("tonekit_bench: no CUDA device, nothing to measure\n");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  if (profile) {
+    copy_gbps = 3000;
+    bench_device(3840, 2160, "3840x2160", {"f16rgba->rgba8", InputFormat::rgba_f16, {PixelType::u8, 4}}, "reinhard", 20, false);
+    return 0;
+  }
+  copy_gbps = measure_copy(std::size_t(1) << 30, quick ? 5 : 30);
+  std::printf("device: %s, %d SMs, L2 %d MB; device-to-device copy %.0f GB/s (read + write)\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, copy_gbps);
+  const Format formats[] = {{"f16rgba->rgba8", InputFormat::rgba_f16, {PixelType::u8, 4}},
+                            {"f32rgb->rgb8", InputFormat::rgb_f32, {PixelType::u8, 3}}};
+  struct Res { int w, h; const char* name; };
+  const Res resolutions[] = {{1920, 1080, "1920x1080"}, {3840, 2160, "3840x2160"}, {7680, 4320, "7680x4320"}};
+  const char* ops[] = {"linear", "log", "drago", "reinhard", "histeq"};
+  const int runs = quick ? 5 : 200;
+  for (const Res& r : resolutions) {
+    if (quick && r.w > 1920) break;
+    for (const Format& f : formats)
+      for (const char* op : ops) {
+        const bool variants = !quick && r.w == 3840 && (std::string(op) == "reinhard" || std::string(op) == "histeq");
+        bench_device(r.w, r.h, r.name, f, op, runs, variants);
+      }
+  }
+  std::vector<std::pair<std::string, StreamResult>> streams;
+  for (const Format& f : formats) {
+    if (quick) break;
+    streams.push_back({std::string("3840x2160 reinhard ") + f.name, bench_stream(3840, 2160, f, "reinhard", 48)});
+  }
+
+  std::printf("\n%-10s %-9s %-15s %-15s %-20s %9s %9s %7s\n", "res", "op", "format", "stage", "variant", "ms", "GB/s", "copy%");
+  for (const Row& r : rows)
+    std::printf("%-10s %-9s %-15s %-15s %-20s %9.4f %9.1f %6.1f%%\n", r.res.c_str(), r.op.c_str(), r.format.c_str(),
+                r.stage.c_str(), r.variant.c_str(), r.ms, r.gbps, 100 * r.frac);
+  for (const auto& [name, s] : streams)
+    std::printf("streamed host-to-host %s: %.1f frames/s; PCIe bound (same copies, no kernels) %.1f frames/s "
+                "(%.0f%%); H2D %.1f GB/s, D2H %.1f GB/s\n",
+                name.c_str(), s.fps, s.bound_fps, 100 * s.fps / s.bound_fps, s.h2d_gbps, s.d2h_gbps);
+  if (!json_path.empty()) {
+    FILE* f = std::fopen(json_path.c_str(), "w");
+    if (!f) { std::perror(json_path.c_str()); return 2; }
+    std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"copy_gbps\": %.2f,\n  \"rows\": [\n", prop.name, copy_gbps);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      std::fprintf(f, "    {\"res\": \"%s\", \"op\": \"%s\", \"format\": \"%s\", \"stage\": \"%s\", \"variant\": \"%s\", "
+                      "\"ms\": %.5f, \"bytes\": %.0f, \"gbps\": %.2f, \"copy_fraction\": %.4f}%s\n",
+                   r.res.c_str(), r.op.c_str(), r.format.c_str(), r.stage.c_str(), r.variant.c_str(), r.ms, r.bytes, r.gbps,
+                   r.frac, i + 1 < rows.size() ? "," : "");
+    }
+    std::fprintf(f, "  ],\n  \"streams\": [\n");
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      const auto& [name, s] = streams[i];
+      std::fprintf(f, "    {\"case\": \"%s\", \"fps\": %.2f, \"pcie_bound_fps\": %.2f, \"h2d_gbps\": %.2f, \"d2h_gbps\": %.2f}%s\n",
+                   name.c_str(), s.fps, s.bound_fps, s.h2d_gbps, s.d2h_gbps, i + 1 < streams.size() ? "," : "");
+    }
+    std::fprintf(f, "  ]\n}\n");
+    std::fclose(f);
+  }
+  return 0;
+}

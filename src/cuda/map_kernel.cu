@@ -1,0 +1,354 @@
+// The map pass (architecture.md stage 4), one launch per frame: operator curve -> colour
+// reconstruction -> output transfer -> quantise -> store, one group of 4 pixels per thread,
+// 16-byte loads and (where the row allows) 16-byte stores. The curve constants come from the
+// device-resident DeviceFrame written by the statistics pass, converted to float once per block
+// exactly as core::apply_curve<float> converts them, so the maths is the CPU reference's:
+// core::luminance_fma (the CPU's contracted luminance), core::*_curve<float>, the colour ratio
+// c / L_w of core::reconstruct_channel (as c * rcp(L_w): within an ulp), core::encode_srgb /
+// encode_gamma with v^e as exp2(log2(v) e) on the special-function unit (within 3e-7 relative,
+// 1e-4 of an 8-bit step, 0.02 of a 16-bit step), core::quantise with the dither hash of the row
+// taken once (core/colour_parts.hpp). bench/NOTES.md has what each of these saved.
+#include "core/colour_parts.hpp"
+#include "cuda/check.hpp"
+#include "cuda/formats.hpp"
+#include "cuda/pipeline.hpp"
+
+namespace tonekit::cuda {
+namespace {
+
+// Output formats: Code 0 = u8, 1 = u16, 2 = half, 3 = float.
+template <int Code, int C>
+struct OutFmt {
+  static constexpr int code = Code;
+  static constexpr int channels = C;
+  static constexpr int size = Code == 0 ? 1 : (Code == 3 ? 4 : 2);
+};
+
+struct CurveF {
+  core::CurveKind kind;
+  float a, b, c, d;
+  int bins;
+  const float* table;
+};
+
+__device__ __forceinline__ CurveF curve_to_float(const core::CurveSettings& s) {
+  CurveF f;
+  f.kind = s.kind;
+  f.a = f.b = f.c = f.d = 0.0f;
+  f.bins = 0;
+  f.table = nullptr;
+  switch (s.kind) {
+    case core::CurveKind::linear: f.a = float(s.linear_offset); f.b = float(s.linear_scale); break;
+    case core::CurveKind::log: f.a = float(s.log_exposure); f.b = float(s.log_inv_denominator); break;
+    case core::CurveKind::drago:
+      f.a = float(s.drago_input_scale); f.b = float(s.drago_inv_lwmax);
+      f.c = float(s.drago_output_scale); f.d = float(s.drago_bias_power);
+      break;
+    case core::CurveKind::reinhard: f.a = float(s.reinhard_scale); f.b = float(s.reinhard_inv_white_sq); break;
+    case core::CurveKind::histeq:
+      f.a = float(s.hist_log_min); f.b = float(s.hist_inv_log_range);
+      f.bins = s.hist_bins; f.table = s.hist_table;
+      break;
+  }
+  return f;
+}
+
+// Same maths as core::apply_curve<float>.
+__device__ __forceinline__ float eval_curve(const CurveF& f, float lw) {
+  switch (f.kind) {
+    case core::CurveKind::linear: return core::linear_curve<float>(lw, f.a, f.b);
+    case core::CurveKind::log: return core::log_curve<float>(lw, f.a, f.b);
+    case core::CurveKind::drago: return core::drago_curve<float>(lw, f.a, f.b, f.c, f.d);
+    case core::CurveKind::reinhard: return core::reinhard_curve<float>(lw, f.a, f.b);
+    case core::CurveKind::histeq: {
+      if (!(lw > 0.0f)) return 0.0f;
+      return __ldg(f.table + core::histeq_bin<float>(logf(lw), f.a, f.b, f.bins));
+    }
+  }
+  return 0.0f;
+}
+
+// v^e for v in [0, 1] on the special-function unit: ex2(lg2(v) e), each within 2^-22 relative;
+// v = 0 gives ex2(-inf) = 0.
+__device__ __forceinline__ float lg2_approx(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float ex2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float transfer_pow(float v, float e) { return ex2_approx(lg2_approx(v) * e); }
+
+// floor(t) for t in (-2^22, 2^22) without the conversion unit: 1.5 * 2^23 + t rounded down has
+// unit spacing, so its low bits are floor(t) (bench/NOTES.md v3: conversions were a quarter of the
+// map pass's issue slots).
+__device__ __forceinline__ int floor_small(float t) {
+  return static_cast<int>(__float_as_uint(__fadd_rd(t, 12582912.0f))) - 0x4B400000;
+}
+
+// core::dither_noise_seeded with the two 16-bit halves turned into floats by exponent bits:
+// 1 + k / 65536 is exact, so a and b are exactly (h & 0xFFFF) / 65536 and (h >> 16) / 65536.
+__device__ __forceinline__ float dither_noise_fast(int x, std::uint32_t row_seed) {
+  const std::uint32_t h = core::hash32(static_cast<std::uint32_t>(x) * 0x9E3779B1U ^ row_seed);
+  const float a = __uint_as_float(0x3F800000u | ((h & 0xFFFFu) << 7)) - 1.0f;
+  const float b = __uint_as_float(0x3F800000u | ((h >> 16) << 7)) - 1.0f;
+  return a - b;
+}
+
+// core::quantise_noise with floor by floor_small.
+__device__ __forceinline__ unsigned quantise_fast(float v, unsigned max_code, bool dither, float noise) {
+  const float top = static_cast<float>(max_code);
+  float scaled = core::clamp01(v) * top;
+  if (dither && scaled > 0.0f && scaled < top) scaled += noise;
+  const int k = floor_small(scaled + 0.5f);
+  return static_cast<unsigned>(k < 0 ? 0 : (k > static_cast<int>(max_code) ? static_cast<int>(max_code) : k));
+}
+
+// lroundf(x) for x >= 0 (half away from zero), without the conversion unit.
+__device__ __forceinline__ unsigned round_half_up(float x) {
+  const float big = __fadd_rd(x, 12582912.0f);
+  const float fl = big - 12582912.0f;  // floor(x), exact
+  const int f = static_cast<int>(__float_as_uint(big)) - 0x4B400000;
+  return static_cast<unsigned>(f + ((x - fl) >= 0.5f ? 1 : 0));
+}
+
+// core::encode_transfer<float> with transfer_pow in place of powf.
+__device__ __forceinline__ float encode_transfer_fast(float v, const MapColour& col) {
+  v = core::clamp01(v);
+  if (col.gamma == 0.0f) {
+    const float curve = 1.055f * transfer_pow(v, static_cast<float>(1.0 / 2.4)) - 0.055f;
+    return v <= 0.0031308f ? 12.92f * v : curve;
+  }
+  return transfer_pow(v, col.inv_gamma);
+}
+
+template <class O>
+__device__ __forceinline__ unsigned encode(float linear, const MapColour& col, int x, std::uint32_t row_seed) {
+  if constexpr (O::code == 0 || O::code == 1) {
+    constexpr unsigned kMax = O::code == 0 ? 255u : 65535u;
+    const float noise = col.dither ? dither_noise_fast(x, row_seed) : 0.0f;
+    return quantise_fast(encode_transfer_fast(linear, col), kMax, col.dither != 0, noise);
+  } else if constexpr (O::code == 2) {  // + 0: -0 -> +0, as the CPU's sanitise gives
+    return __half_as_ushort(__float2half_rn(core::clamp01(linear) + 0.0f));
+  } else {
+    return __float_as_uint(core::clamp01(linear) + 0.0f);
+  }
+}
+
+// Alpha is coverage, not light: linear, never dithered (as the CPU map_row).
+template <class O>
+__device__ __forceinline__ unsigned encode_alpha(float a) {
+  if constexpr (O::code == 0) return round_half_up(a * 255.0f);
+  else if constexpr (O::code == 1) return round_half_up(a * 65535.0f);
+  else if constexpr (O::code == 2) return __half_as_ushort(__float2half_rn(a));
+  else return __float_as_uint(a);
+}
+
+template <class O>
+__device__ __forceinline__ void store_scalar(unsigned char* p, unsigned code) {
+  if constexpr (O::size == 1) *p = static_cast<unsigned char>(code);
+  else if constexpr (O::size == 2) *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(code);
+  else *reinterpret_cast<unsigned*>(p) = code;
+}
+
+template <class O>
+__device__ __forceinline__ void store_group(unsigned char* row, int x, int width, const unsigned (&codes)[kGroup * O::channels]) {
+  constexpr int C = O::channels;
+  constexpr int kBytes = kGroup * C * O::size;
+  constexpr int W = kBytes / 4;
+  unsigned char* p = row + static_cast<std::size_t>(x) * C * O::size;
+  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(p);
+  if (x + kGroup <= width) {
+    unsigned w[W];
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+      if constexpr (O::size == 1)
+        w[i] = codes[4 * i] | codes[4 * i + 1] << 8 | codes[4 * i + 2] << 16 | codes[4 * i + 3] << 24;
+      else if constexpr (O::size == 2)
+        w[i] = codes[2 * i] | codes[2 * i + 1] << 16;
+      else
+        w[i] = codes[i];
+    }
+    if constexpr (W % 4 == 0) {
+      if ((addr & 15u) == 0) {
+#pragma unroll
+        for (int i = 0; i < W / 4; ++i)
+          __stcs(reinterpret_cast<uint4*>(p) + i, make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]));
+        return;
+      }
+    }
+    if constexpr (W % 2 == 0) {
+      if ((addr & 7u) == 0) {
+#pragma unroll
+        for (int i = 0; i < W / 2; ++i) __stcs(reinterpret_cast<uint2*>(p) + i, make_uint2(w[2 * i], w[2 * i + 1]));
+        return;
+      }
+    }
+    if ((addr & 3u) == 0) {
+#pragma unroll
+      for (int i = 0; i < W; ++i) __stcs(reinterpret_cast<unsigned*>(p) + i, w[i]);
+      return;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kGroup; ++i) {
+    if (x + i < width) {
+#pragma unroll
+      for (int c = 0; c < C; ++c) store_scalar<O>(p + (i * C + c) * O::size, codes[i * C + c]);
+    }
+  }
+}
+
+// core::sanitise_channel without the flags (the map pass needs none): NaN and negatives (-Inf
+// included) -> 0 through fmaxf (+ 0 turns -0 into +0, as the CPU's bit test does),
+// +Inf -> kInfReplacement. 4 instructions instead of 6.
+__device__ __forceinline__ float sanitise_value(float v) {
+  v = fmaxf(v, 0.0f) + 0.0f;
+  return v == INFINITY ? core::kInfReplacement : v;
+}
+
+// The smallest luminance whose reciprocal is finite: below it a pixel maps to black (the CPU's
+// c / L_w * L_d is below 1e-37 there too), so c * rcp(L_w) never meets 0 * inf.
+constexpr float kMinLuminance = 1.17549435e-38f;
+
+// The default path (v5): saturation 1, sRGB, dither on (or a linear half/float output): no
+// per-channel branches on the colour settings; x * 0x9E3779B1 of the dither hash once per pixel;
+// clamps as min/max (values here are never NaN). Same results as the general path.
+template <unsigned kMax>
+__device__ __forceinline__ unsigned quantise_dither_default(float encoded, float noise) {
+  const float top = static_cast<float>(kMax);
+  float scaled = fminf(encoded, 1.0f) * top;  // encoded >= 0
+  if (scaled > 0.0f && scaled < top) scaled += noise;
+  const int k = floor_small(fmaxf(scaled + 0.5f, 0.0f));
+  return k > static_cast<int>(kMax) ? kMax : static_cast<unsigned>(k);
+}
+
+__device__ __forceinline__ float encode_srgb_default(float v) {
+  v = fminf(fmaxf(v, 0.0f), 1.0f);
+  const float curve = 1.055f * transfer_pow(v, static_cast<float>(1.0 / 2.4)) - 0.055f;
+  return v <= 0.0031308f ? 12.92f * v : curve;
+}
+
+// Sanitise for half input: a half is at most 65504 or +Inf, so the policy (NaN, negatives -> 0,
+// +Inf -> 65504) is one clamp; float input keeps finite values above 65504 (sanitise_value).
+template <class In>
+__device__ __forceinline__ float sanitise_input(float v) {
+  if constexpr (sizeof(typename In::T) == 2) return fminf(fmaxf(v, 0.0f), core::kInfReplacement);
+  else return sanitise_value(v);
+}
+
+template <class In, class O, bool kDefault>
+__device__ __forceinline__ void map_group(const FrameGeometry& g, unsigned char* out, std::size_t out_stride,
+                                          const CurveF& cf, const MapColour& colour, const std::uint32_t (&seed)[3],
+                                          int x, int y) {
+  constexpr int C = In::channels;
+  constexpr int CO = O::channels;
+  float v[kGroup * C];
+  load_group<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, v);
+  unsigned codes[kGroup * CO];
+#pragma unroll
+  for (int p = 0; p < kGroup; ++p) {
+    const float r = sanitise_input<In>(v[p * C]), gg = sanitise_input<In>(v[p * C + 1]), b = sanitise_input<In>(v[p * C + 2]);
+    const float lw = core::luminance_fma(r, gg, b);
+    const float ld = eval_curve(cf, lw);
+    // core::reconstruct_channel with c / L_w as c * rcp(L_w) (within an ulp); black stays black.
+    const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
+    const float ratio[3] = {r * inv, gg * inv, b * inv};
+    if constexpr (kDefault) {
+      const std::uint32_t xh = static_cast<std::uint32_t>(x + p) * 0x9E3779B1U;
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        const float o = ld * ratio[c];
+        if constexpr (O::code == 0 || O::code == 1) {
+          const std::uint32_t h = core::hash32(xh ^ seed[c]);
+          const float noise = (__uint_as_float(0x3F800000u | ((h & 0xFFFFu) << 7)) - 1.0f) -
+                              (__uint_as_float(0x3F800000u | ((h >> 16) << 7)) - 1.0f);
+          codes[p * CO + c] = quantise_dither_default<O::code == 0 ? 255u : 65535u>(encode_srgb_default(o), noise);
+        } else {
+          codes[p * CO + c] = encode<O>(o, colour, x + p, 0);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        const float o = colour.saturation == 1.0f ? ld * ratio[c] : ld * powf(ratio[c], colour.saturation);
+        codes[p * CO + c] = encode<O>(o, colour, x + p, seed[c]);
+      }
+    }
+    if constexpr (CO == 4) {
+      // sanitise + clamp01 in one: NaN, negatives -> 0, +Inf -> 1.
+      const float a = C == 4 ? fminf(fmaxf(v[p * C + 3], 0.0f), 1.0f) : 1.0f;
+      codes[p * CO + 3] = encode_alpha<O>(a);
+    }
+  }
+  store_group<O>(out + static_cast<std::size_t>(y) * out_stride, x, g.width, codes);
+}
+
+// Grid: x = groups of 4 pixels of a row (blocks of kMapThreads), y = rows: no index division.
+template <class In, class O>
+__global__ void __launch_bounds__(kMapThreads) map_kernel(FrameGeometry g, unsigned char* out, std::size_t out_stride,
+                                                          const DeviceFrame* frame, MapColour colour, int reverse) {
+  __shared__ CurveF curve;
+  __shared__ std::uint32_t row_seed[3];  // the block's row: the dither hash of (y, c) once (v6)
+  const unsigned bx = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int y = static_cast<int>(reverse ? gridDim.y - 1 - blockIdx.y : blockIdx.y);
+  if (threadIdx.x == 0) curve = curve_to_float(frame->curve);
+  if (threadIdx.x < 3) row_seed[threadIdx.x] = core::dither_row_seed(y, static_cast<int>(threadIdx.x));
+  __syncthreads();
+  const unsigned group = bx * blockDim.x + threadIdx.x;
+  if (group >= g.groups_per_row) return;
+  const int x = static_cast<int>(group) * kGroup;
+  const CurveF cf = curve;
+  const bool is_default = colour.saturation == 1.0f && (O::code >= 2 || (colour.gamma == 0.0f && colour.dither));
+  const std::uint32_t seed[3] = {row_seed[0], row_seed[1], row_seed[2]};
+  if (is_default) map_group<In, O, true>(g, out, out_stride, cf, colour, seed, x, y);
+  else map_group<In, O, false>(g, out, out_stride, cf, colour, seed, x, y);
+}
+
+template <class In, class O>
+Status launch_map_for(const FrameGeometry& g, void* out, std::size_t out_stride, const DeviceFrame* frame,
+                      const MapColour& colour, bool reverse, cudaStream_t s) {
+  const dim3 grid((g.groups_per_row + kMapThreads - 1) / kMapThreads, static_cast<unsigned>(g.height));
+  map_kernel<In, O><<<grid, kMapThreads, 0, s>>>(g, static_cast<unsigned char*>(out), out_stride,
+                                                                          frame, colour, reverse ? 1 : 0);
+  TK_CUDA_CHECK_LAUNCH("map_kernel");
+  return {};
+}
+
+template <class In>
+Status launch_map_in(OutputFormat out, const FrameGeometry& g, void* d_out, std::size_t out_stride, const DeviceFrame* frame,
+                     const MapColour& colour, bool reverse, cudaStream_t s) {
+  const bool four = out.channels == 4;
+  switch (out.type) {
+    case PixelType::u8:
+      return four ? launch_map_for<In, OutFmt<0, 4>>(g, d_out, out_stride, frame, colour, reverse, s)
+                  : launch_map_for<In, OutFmt<0, 3>>(g, d_out, out_stride, frame, colour, reverse, s);
+    case PixelType::u16:
+      return four ? launch_map_for<In, OutFmt<1, 4>>(g, d_out, out_stride, frame, colour, reverse, s)
+                  : launch_map_for<In, OutFmt<1, 3>>(g, d_out, out_stride, frame, colour, reverse, s);
+    case PixelType::f16:
+      return four ? launch_map_for<In, OutFmt<2, 4>>(g, d_out, out_stride, frame, colour, reverse, s)
+                  : launch_map_for<In, OutFmt<2, 3>>(g, d_out, out_stride, frame, colour, reverse, s);
+    case PixelType::f32:
+      return four ? launch_map_for<In, OutFmt<3, 4>>(g, d_out, out_stride, frame, colour, reverse, s)
+                  : launch_map_for<In, OutFmt<3, 3>>(g, d_out, out_stride, frame, colour, reverse, s);
+  }
+  return invalid_argument("unknown output pixel type");
+}
+
+}  // namespace
+
+Status launch_map(InputFormat in, OutputFormat out, const FrameGeometry& g, void* device_out, std::size_t out_stride,
+                  const DeviceFrame* frame, const MapColour& colour, bool reverse, cudaStream_t s) {
+  switch (in) {
+    case InputFormat::rgb_f32: return launch_map_in<InF32x3>(out, g, device_out, out_stride, frame, colour, reverse, s);
+    case InputFormat::rgba_f32: return launch_map_in<InF32x4>(out, g, device_out, out_stride, frame, colour, reverse, s);
+    case InputFormat::rgba_f16: return launch_map_in<InF16x4>(out, g, device_out, out_stride, frame, colour, reverse, s);
+  }
+  return invalid_argument("unknown input format");
+}
+
+}  // namespace tonekit::cuda

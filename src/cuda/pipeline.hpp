@@ -1,0 +1,85 @@
+// Dispatch layer of the CUDA backend (style.md 5): the plain data the kernels share and the
+// launch functions that pick a kernel for a format and size its grid. Kernels live in
+// stats_kernels.cu, histogram.cu and map_kernel.cu; the ToneMapper (tone_mapper.cu) owns the
+// scratch and calls these in order on one stream.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/curve_setup.hpp"
+#include "core/curves.hpp"
+#include "tonekit/tone_mapper.hpp"
+#include "tonekit/tonemap.hpp"
+
+namespace tonekit::cuda {
+
+// A partial of the statistics reduction: block and grid totals keep the log-sum in double
+// (per-thread partials are float over at most 4 pixels, then added in double).
+struct StatsPartial {
+  double log_sum;
+  float min, max, min_positive;
+  unsigned nan, inf, negative;
+};
+
+// Device-resident result of a frame: the statistics and the curve constants derived from them
+// on the device (core::make_curve_settings_hd), read by the map kernel.
+struct DeviceFrame {
+  FrameStats stats;
+  core::CurveSettings curve;
+  unsigned ticket;  // last-block detection of the fused statistics kernel; back to 0 after use
+};
+
+struct FrameGeometry {
+  const unsigned char* in = nullptr;
+  std::size_t in_stride = 0;
+  int width = 0;
+  int height = 0;
+  unsigned groups_per_row = 0;  // ceil(width / 4)
+  long long total_groups = 0;  // groups_per_row * height
+};
+
+// Colour stage settings as floats, passed by value to the map kernel.
+struct MapColour {
+  float saturation = 1.0f;
+  float gamma = 0.0f;  // 0 = sRGB
+  float inv_gamma = 0.0f;  // 1 / gamma (float, as core::encode_transfer computes it)
+  int dither = 1;
+};
+
+// Scratch of the statistics variants, sized once by stats_scratch_sizes().
+struct StatsScratch {
+  StatsPartial* partials = nullptr;   // fused, mjp: one per block; harris: first pass
+  StatsPartial* partials2 = nullptr;  // harris: ping-pong
+  StatsPartial* total = nullptr;      // cub: the reduced value
+  void* cub_temp = nullptr;
+  std::size_t cub_temp_bytes = 0;
+  int fused_grid = 0;  // blocks of the fused and mjp kernels
+};
+
+constexpr int kGroup = 4;  // pixels per thread per step: 16-byte loads (formats.hpp)
+constexpr int kStatsThreads = 256;
+constexpr int kMapThreads = 128;  // a 1920-wide row is 480 groups: 4 blocks, 6% idle
+constexpr int kHarrisElems = 2 * kStatsThreads;  // groups per Harris block (first add during load)
+constexpr int kMaxHistogramBins = 65536;
+constexpr int kSharedHistogramBins = 16384;  // 64 KB of shared counters; more bins use global atomics
+
+// Number of partials each variant needs, and CUB's temporary storage, for `total_groups`.
+struct StatsScratchSizes {
+  std::size_t partials = 0, partials2 = 0, cub_temp_bytes = 0;
+  int fused_grid = 0;
+};
+Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count, StatsScratchSizes& sizes);
+
+Status launch_stats(StatsAlgorithm algo, InputFormat in, const FrameGeometry& g, const StatsScratch& scratch,
+                    DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s);
+Status launch_histogram(InputFormat in, const FrameGeometry& g, const DeviceFrame* frame,
+                        unsigned long long* hist, int bins, int sm_count, cudaStream_t s);
+Status scan_temp_bytes(std::size_t& bytes);
+Status launch_histeq_table(ScanAlgorithm algo, const unsigned long long* hist, unsigned long long* cdf, int bins,
+                           float* table, void* cub_temp, std::size_t cub_temp_bytes, cudaStream_t s);
+Status launch_map(InputFormat in, OutputFormat out, const FrameGeometry& g, void* device_out, std::size_t out_stride,
+                  const DeviceFrame* frame, const MapColour& colour, bool reverse, cudaStream_t s);
+
+}  // namespace tonekit::cuda

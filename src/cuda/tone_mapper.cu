@@ -1,0 +1,229 @@
+// ToneMapper: the device API (include/tonekit/tone_mapper.hpp). Owns the scratch, allocated
+// once in create(); process() enqueues statistics -> (histogram -> scan) -> map on the caller's
+// stream with no allocation and no host synchronisation. The curve constants of each frame are
+// derived on the device from that frame's statistics (core::make_curve_settings_hd in the last
+// block of the statistics pass), so the key never travels to the host.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/map_settings.hpp"
+#include "cuda/check.hpp"
+#include "cuda/pipeline.hpp"
+#include "tonekit/tone_mapper.hpp"
+
+namespace tonekit {
+
+const char* input_format_name(InputFormat f) {
+  switch (f) {
+    case InputFormat::rgb_f32: return "rgb_f32";
+    case InputFormat::rgba_f32: return "rgba_f32";
+    case InputFormat::rgba_f16: return "rgba_f16";
+  }
+  return "?";
+}
+
+std::size_t input_pixel_bytes(InputFormat f) {
+  return f == InputFormat::rgb_f32 ? 12 : (f == InputFormat::rgba_f32 ? 16 : 8);
+}
+
+const char* stats_algorithm_name(StatsAlgorithm a) {
+  switch (a) {
+    case StatsAlgorithm::fused: return "fused";
+    case StatsAlgorithm::harris: return "harris";
+    case StatsAlgorithm::mjp: return "mjp";
+    case StatsAlgorithm::cub: return "cub";
+  }
+  return "?";
+}
+
+const char* scan_algorithm_name(ScanAlgorithm a) { return a == ScanAlgorithm::blelloch ? "blelloch" : "cub"; }
+
+namespace {
+
+cuda::MapColour colour_from(const Params& p) {
+  const core::ColourSettings c = core::make_colour_settings(p);
+  cuda::MapColour m;
+  m.saturation = static_cast<float>(c.saturation);
+  m.gamma = static_cast<float>(c.gamma);
+  m.inv_gamma = m.gamma != 0.0f ? 1.0f / m.gamma : 0.0f;
+  m.dither = c.dither ? 1 : 0;
+  return m;
+}
+
+Status check_params(const Params& p) {
+  if (p.op().locality != Locality::global)
+    return unsupported(std::string("operator '") + p.op().id + "' is local; the CUDA backend maps global operators");
+  return {};
+}
+
+}  // namespace
+
+struct ToneMapper::Impl {
+  ToneMapperConfig cfg;
+  int device = 0;
+  int sm_count = 0;
+  cuda::FrameGeometry geo;
+  core::CurveParams curve{};
+  cuda::MapColour colour{};
+  cuda::DeviceFrame* frame = nullptr;
+  cuda::StatsScratch stats;
+  unsigned long long* hist = nullptr;
+  unsigned long long* cdf = nullptr;
+  float* table = nullptr;
+  void* scan_temp = nullptr;
+  std::size_t scan_temp_bytes = 0;
+  cudaEvent_t ev[4] = {nullptr, nullptr, nullptr, nullptr};
+  bool timings = false;
+  bool ran = false;
+  cudaStream_t last_stream = nullptr;
+
+  ~Impl() {
+    cudaFree(frame);
+    cudaFree(stats.partials);
+    cudaFree(stats.partials2);
+    cudaFree(stats.total);
+    cudaFree(stats.cub_temp);
+    cudaFree(hist);
+    cudaFree(cdf);
+    cudaFree(table);
+    cudaFree(scan_temp);
+    for (cudaEvent_t e : ev)
+      if (e) cudaEventDestroy(e);
+  }
+
+  Status init() {
+    if (cfg.device >= 0) TK_CUDA_CHECK(cudaSetDevice(cfg.device));
+    TK_CUDA_CHECK(cudaGetDevice(&device));
+    TK_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    geo.width = cfg.width;
+    geo.height = cfg.height;
+    geo.groups_per_row = (cfg.width + cuda::kGroup - 1) / cuda::kGroup;
+    geo.total_groups = static_cast<long long>(geo.groups_per_row) * cfg.height;
+    cuda::StatsScratchSizes z;
+    if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z); !s.ok()) return s;
+    stats.fused_grid = z.fused_grid;
+    stats.cub_temp_bytes = z.cub_temp_bytes;
+    TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(cuda::DeviceFrame)));
+    TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(cuda::DeviceFrame)));
+    TK_CUDA_CHECK(cudaMalloc(&stats.partials, z.partials * sizeof(cuda::StatsPartial)));
+    TK_CUDA_CHECK(cudaMalloc(&stats.partials2, z.partials2 * sizeof(cuda::StatsPartial)));
+    TK_CUDA_CHECK(cudaMalloc(&stats.total, sizeof(cuda::StatsPartial)));
+    TK_CUDA_CHECK(cudaMalloc(&stats.cub_temp, std::max<std::size_t>(z.cub_temp_bytes, 16)));
+    TK_CUDA_CHECK(cudaMalloc(&hist, cuda::kMaxHistogramBins * sizeof(unsigned long long)));
+    TK_CUDA_CHECK(cudaMalloc(&cdf, cuda::kMaxHistogramBins * sizeof(unsigned long long)));
+    TK_CUDA_CHECK(cudaMalloc(&table, cuda::kMaxHistogramBins * sizeof(float)));
+    if (Status s = cuda::scan_temp_bytes(scan_temp_bytes); !s.ok()) return s;
+    TK_CUDA_CHECK(cudaMalloc(&scan_temp, std::max<std::size_t>(scan_temp_bytes, 16)));
+    for (cudaEvent_t& e : ev) TK_CUDA_CHECK(cudaEventCreate(&e));
+    timings = cfg.timings;
+    curve = core::curve_params_from(cfg.params);
+    colour = colour_from(cfg.params);
+    return {};
+  }
+};
+
+ToneMapper::ToneMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ToneMapper::~ToneMapper() = default;
+
+Result<std::unique_ptr<ToneMapper>> ToneMapper::create(const ToneMapperConfig& config) {
+  if (config.width <= 0 || config.height <= 0 || config.width > kMaxImageSide || config.height > kMaxImageSide ||
+      static_cast<std::int64_t>(config.width) * config.height > kMaxImagePixels)
+    return invalid_argument("ToneMapper: image size " + std::to_string(config.width) + "x" +
+                            std::to_string(config.height) + " out of range");
+  if (config.output.channels != 3 && config.output.channels != 4)
+    return invalid_argument("ToneMapper: output must have 3 or 4 channels");
+  if (Status s = check_params(config.params); !s.ok()) return s;
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return Status{StatusCode::no_device, std::string("no CUDA device: ") +
+                                             (e != cudaSuccess ? cudaGetErrorString(e) : "no GPU present")};
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->cfg = config;
+  if (Status s = impl->init(); !s.ok()) return s;
+  return std::unique_ptr<ToneMapper>(new ToneMapper(std::move(impl)));
+}
+
+Status ToneMapper::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
+                           CUstream_st* stream) {
+  Impl& m = *impl_;
+  const ToneMapperConfig& c = m.cfg;
+  if (!device_in || !device_out) return invalid_argument("ToneMapper::process: null buffer");
+  const std::size_t in_row = input_pixel_bytes(c.input) * c.width;
+  const std::size_t out_row = bytes_per_channel(c.output.type) * c.output.channels * static_cast<std::size_t>(c.width);
+  if (in_stride == 0) in_stride = in_row;
+  if (out_stride == 0) out_stride = out_row;
+  if (in_stride < in_row || out_stride < out_row)
+    return invalid_argument("ToneMapper::process: row stride smaller than a row");
+  const std::size_t in_align = c.input == InputFormat::rgba_f16 ? 2 : 4;
+  if (reinterpret_cast<std::uintptr_t>(device_in) % in_align || in_stride % in_align ||
+      reinterpret_cast<std::uintptr_t>(device_out) % bytes_per_channel(c.output.type) ||
+      out_stride % bytes_per_channel(c.output.type))
+    return invalid_argument("ToneMapper::process: buffers and strides must be aligned to the channel size");
+  cudaStream_t s = stream;
+  cuda::FrameGeometry g = m.geo;
+  g.in = static_cast<const unsigned char*>(device_in);
+  g.in_stride = in_stride;
+  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[0], s));
+  const float* table = m.curve.kind == core::CurveKind::histeq ? m.table : nullptr;
+  if (Status st = cuda::launch_stats(c.stats, c.input, g, m.stats, m.frame, m.curve, table, s); !st.ok()) return st;
+  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[1], s));
+  if (m.curve.kind == core::CurveKind::histeq) {
+    if (Status st = cuda::launch_histogram(c.input, g, m.frame, m.hist, m.curve.bins, m.sm_count, s); !st.ok()) return st;
+    if (Status st = cuda::launch_histeq_table(c.scan, m.hist, m.cdf, m.curve.bins, m.table, m.scan_temp, m.scan_temp_bytes, s);
+        !st.ok())
+      return st;
+  }
+  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[2], s));
+  if (Status st = cuda::launch_map(c.input, c.output, g, device_out, out_stride, m.frame, m.colour, c.map_backwards, s); !st.ok())
+    return st;
+  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[3], s));
+  m.ran = true;
+  m.last_stream = s;
+  return {};
+}
+
+Status ToneMapper::set_params(const Params& params) {
+  if (Status s = check_params(params); !s.ok()) return s;
+  impl_->cfg.params = params;
+  impl_->curve = core::curve_params_from(params);
+  impl_->colour = colour_from(params);
+  return {};
+}
+
+void ToneMapper::set_stats_algorithm(StatsAlgorithm a) { impl_->cfg.stats = a; }
+void ToneMapper::set_scan_algorithm(ScanAlgorithm a) { impl_->cfg.scan = a; }
+
+Status ToneMapper::read_stats(FrameStats& stats) {
+  if (!impl_->ran) return invalid_argument("ToneMapper::read_stats: no frame processed yet");
+  TK_CUDA_CHECK(cudaStreamSynchronize(impl_->last_stream));
+  TK_CUDA_CHECK(cudaMemcpy(&stats, &impl_->frame->stats, sizeof(FrameStats), cudaMemcpyDeviceToHost));
+  return {};
+}
+
+const void* ToneMapper::device_stats() const { return &impl_->frame->stats; }
+
+void ToneMapper::enable_timings(bool on) { impl_->timings = on; }
+
+Status ToneMapper::read_timings(StageTimings& t) {
+  Impl& m = *impl_;
+  if (!m.timings || !m.ran) return invalid_argument("ToneMapper::read_timings: timings off or no frame processed");
+  TK_CUDA_CHECK(cudaEventSynchronize(m.ev[3]));
+  float a = 0, b = 0, c = 0, d = 0;
+  TK_CUDA_CHECK(cudaEventElapsedTime(&a, m.ev[0], m.ev[1]));
+  TK_CUDA_CHECK(cudaEventElapsedTime(&b, m.ev[1], m.ev[2]));
+  TK_CUDA_CHECK(cudaEventElapsedTime(&c, m.ev[2], m.ev[3]));
+  TK_CUDA_CHECK(cudaEventElapsedTime(&d, m.ev[0], m.ev[3]));
+  t.stats_ms = a;
+  t.histogram_ms = b;
+  t.map_ms = c;
+  t.total_ms = d;
+  return {};
+}
+
+const ToneMapperConfig& ToneMapper::config() const { return impl_->cfg; }
+
+}  // namespace tonekit

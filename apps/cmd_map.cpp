@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "cli_common.hpp"
+#include "tonekit/blur.hpp"
 
 namespace tonekit::cli {
 namespace {
@@ -24,6 +25,7 @@ struct MapOptions {
   std::string backend = "auto";
   int bits = 0;
   int quality = 92;
+  GlareParams glare;  // strength 0: off
 };
 
 struct Job {
@@ -161,7 +163,9 @@ int run_map(const MapOptions& o) {
       auto spec = output_spec_for(j.output, o.bits, image->channels);
       spec->jpeg_quality = o.quality;
       OutputImage out;
-      status = tone_map(*image, *params, spec->format, *backend, out);
+      // Glare/bloom is added to the scene before tone mapping (src/blur/glare.cpp; on the host).
+      if (o.glare.strength > 0) status = apply_glare(*image, o.glare);
+      if (status.ok()) status = tone_map(*image, *params, spec->format, *backend, out);
       if (status.ok() && batch) {
         // Batch patterns may name folders that do not exist yet (out/{op}/{name}.png).
         std::error_code ec;
@@ -197,6 +201,17 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--bits", o->bits,
                   "bits per channel: png 8|16 (8), jpg 8, exr 16 half|32 float (16), hdr/pfm 32");
   cmd->add_option("--quality", o->quality, "JPEG quality 1-100")->capture_default_str();
+  cmd->add_option("--glare", o->glare.strength,
+                  "glare/bloom strength (0 = off): blurred bright-pass added to the scene before mapping")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  cmd->add_option("--glare-threshold", o->glare.threshold,
+                  "glare bright-pass knee, in multiples of the frame's log-average luminance")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--glare-radius", o->glare.radius, "glare core sigma as a fraction of the longer image side")
+      ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
   cmd->footer("\nOutputs: .png/.jpg get the display transfer (sRGB unless gamma is set); .exr/.hdr/.pfm hold "
               "the tone-mapped linear [0,1] values.\n\n" + operators_help());
   cmd->callback([o, &exit_code] { exit_code = run_map(*o); });

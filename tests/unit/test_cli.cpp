@@ -332,3 +332,20 @@ TEST_F(Cli, DemoWritesContactSheetAndTimings) {
   expect_failure("demo --out d2 --scenes nope", 1, "nope");
   expect_failure("demo --out d2 --images no-such-folder", 1, "no-such-folder");
 }
+
+TEST_F(Cli, GlareBrightensAroundLightsAndValidates) {
+  // A linear operator without normalisation, so the statistics (which glare raises) do not
+  // rescale the result: the glare's added light shows as a larger sum.
+  const std::string linear = " --backend cpu --op linear --set normalize=0 --set exposure=1e-4";
+  ASSERT_EQ(run("map in.exr plain.pfm" + linear).code, 0);
+  ASSERT_EQ(run("map in.exr glare.pfm --glare 0.5 --glare-radius 0.05" + linear).code, 0);
+  auto plain = io::read_image((dir_ / "plain.pfm").string());
+  auto glare = io::read_image((dir_ / "glare.pfm").string());
+  ASSERT_TRUE(plain.ok() && glare.ok());
+  double sum_plain = 0, sum_glare = 0;
+  for (float v : plain->pixels) sum_plain += v;
+  for (float v : glare->pixels) sum_glare += v;
+  EXPECT_GT(sum_glare, sum_plain * 1.001) << "glare adds light around the bright sources";
+  expect_failure("map in.exr out.png --glare 11", 1, "--glare");
+  expect_failure("map in.exr out.png --glare-radius 0.9", 1, "--glare-radius");
+}

@@ -35,9 +35,7 @@ Status tone_map(const Image& input, const Params& params, OutputFormat format, B
   if (input.width <= 0 || input.height <= 0 || input.pixels.size() != static_cast<std::size_t>(input.width) * input.height * input.channels)
     return invalid_argument("tone_map: empty or inconsistent input image");
   if (format.channels != 3 && format.channels != 4) return invalid_argument("tone_map: output must have 3 or 4 channels");
-  // auto: the GPU when present and it runs this operator (local operators are CPU-only so far).
-  if (backend == Backend::automatic)
-    backend = cuda_entry::available() && params.op().locality == Locality::global ? Backend::cuda : Backend::cpu;
+  if (backend == Backend::automatic) backend = cuda_entry::available() ? Backend::cuda : Backend::cpu;
   if (backend == Backend::cuda) {
     std::string why;
     if (!cuda_entry::available(&why)) return {StatusCode::no_device, "--backend cuda: " + why};

@@ -1,0 +1,218 @@
+// Benchmark of the CUDA local operators and summed-area tables (issue 4 part 5), own CUDA-event
+// harness: warm-up, then the median of N timed frames, the input rotating among K buffers that
+// together exceed the 50 MB L2 (so no frame reads its input from cache). GB/s counts the fewest
+// bytes a frame must move: the input read once and the output written once (local operators),
+// or the float plane read once and 8 bytes per table entry written once (tables: the size of a
+// float64 table or of the hi/lo float32 pair tables). Output: one CSV line per measurement,
+// "kind,name,width,height,ms,GBps", then nothing else; --quick runs one small size.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/local/sat_gpu.hpp"
+#include "tonekit/local_tone_mapper.hpp"
+
+using namespace tonekit;
+
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #x, cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+namespace {
+
+int g_iters = 30, g_warm = 5;
+
+template <class F>
+double median_ms(F&& frame, int rotate) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < g_warm; ++i) frame(i % rotate);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int i = 0; i < g_iters; ++i) {
+    CK(cudaEventRecord(a));
+    frame(i % rotate);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Half RGBA frames: a smooth landscape over 12 stops with noise (never zeros).
+std::vector<std::uint16_t> make_half_frame(int w, int h, unsigned seed) {
+  std::vector<float> f(static_cast<std::size_t>(w) * h * 4);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<std::uint16_t> out(f.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const float stops = 4.0f * std::sin(0.004f * x) * std::cos(0.006f * y) + (((x / 41 + y / 23) % 7) == 0 ? 5.0f : 0.0f);
+      const float l = std::exp2(stops + 0.5f * u(rng));
+      for (int c = 0; c < 4; ++c) {
+        const __half hv = __float2half(c == 3 ? 1.0f : l * (0.7f + 0.6f * u(rng)));
+        std::memcpy(&out[(static_cast<std::size_t>(y) * w + x) * 4 + c], &hv, 2);
+      }
+    }
+  return out;
+}
+
+void bench_ops(int w, int h) {
+  const std::size_t in_bytes = static_cast<std::size_t>(w) * h * 8, out_bytes = static_cast<std::size_t>(w) * h * 4;
+  const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / in_bytes) + 1);
+  std::vector<void*> ins(rotate);
+  const std::vector<std::uint16_t> host = make_half_frame(w, h, 1);
+  for (int i = 0; i < rotate; ++i) {
+    CK(cudaMalloc(&ins[i], in_bytes));
+    CK(cudaMemcpy(ins[i], host.data(), in_bytes, cudaMemcpyHostToDevice));
+  }
+  void* out = nullptr;
+  CK(cudaMalloc(&out, out_bytes));
+  struct Case {
+    const char* name;
+    const char* op;
+    int sat;
+    DodgeVariant variant;
+    SatPrecision prec;
+    const char* set_scales;
+  };
+  const Case cases[] = {
+      {"reinhard-sat tiled-f32", "reinhard-sat", 0, DodgeVariant::global_loads, SatPrecision::tiled_f32_pairs, nullptr},
+      {"reinhard-sat f64-lookback global", "reinhard-sat", 4, DodgeVariant::global_loads, SatPrecision::global_f64, nullptr},
+      {"reinhard-sat f64-lookback readonly", "reinhard-sat", 4, DodgeVariant::readonly_cache, SatPrecision::global_f64, nullptr},
+      {"reinhard-sat f64-lookback shared", "reinhard-sat", 4, DodgeVariant::shared_tiles, SatPrecision::global_f64, nullptr},
+      {"reinhard-sat f64-scan-transpose-scan", "reinhard-sat", 3, DodgeVariant::readonly_cache, SatPrecision::global_f64, nullptr},
+      {"reinhard-local", "reinhard-local", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, nullptr},
+      {"drago-local", "drago-local", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, nullptr},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::pair<std::string, std::string>> set;
+    if (std::string(c.op) == "reinhard-sat") set.push_back({"sat", std::to_string(c.sat)});
+    auto params = prepare_params(c.op, set);
+    if (!params.ok()) { std::fprintf(stderr, "%s\n", params.status().message().c_str()); std::exit(1); }
+    LocalToneMapperConfig cfg;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.input = InputFormat::rgba_f16;
+    cfg.output = {PixelType::u8, 4};
+    cfg.params = params.value();
+    cfg.variant = c.variant;
+    cfg.sat_auto = c.prec;
+    auto m = LocalToneMapper::create(cfg);
+    if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(1); }
+    LocalToneMapper& mapper = *m.value();
+    const double ms = median_ms([&](int i) { if (!mapper.process(ins[i], 0, out, 0, nullptr).ok()) std::exit(2); }, rotate);
+    std::printf("op,%s,%d,%d,%.4f,%.1f\n", c.name, w, h, ms, (in_bytes + out_bytes) / (ms * 1e6));
+    // Stage split of one frame.
+    mapper.enable_timings(true);
+    if (!mapper.process(ins[0], 0, out, 0, nullptr).ok()) std::exit(2);
+    LocalStageTimings st;
+    if (mapper.read_timings(st).ok())
+      std::printf("stages,%s,%d,%d,stats+lum %.4f,local %.4f,map %.4f\n", c.name, w, h, st.stats_ms, st.local_ms, st.map_ms);
+  }
+  for (void* p : ins) cudaFree(p);
+  cudaFree(out);
+}
+
+void bench_sat(int w, int h) {
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / (n * 4)) + 1);
+  std::vector<float*> planes(rotate);
+  std::vector<float> host(n);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0.01f, 100.0f);
+  for (float& v : host) v = u(rng);
+  for (float*& p : planes) {
+    CK(cudaMalloc(&p, n * 4));
+    CK(cudaMemcpy(p, host.data(), n * 4, cudaMemcpyHostToDevice));
+  }
+  double* table = nullptr;
+  CK(cudaMalloc(&table, sat::table_entries(w, h) * sizeof(double)));
+  cuda_local::SatWork work;
+  if (!cuda_local::sat_work_create(w, h, work).ok()) std::exit(1);
+  const double bytes = static_cast<double>(n) * 4 + static_cast<double>(sat::table_entries(w, h)) * 8;
+  struct A {
+    const char* name;
+    sat::SatAlgorithm algo;
+    int radix;
+  };
+  const A algos[] = {{"recursive-doubling-k2", sat::SatAlgorithm::recursive_doubling, 2},
+                     {"recursive-doubling-k4", sat::SatAlgorithm::recursive_doubling, 4},
+                     {"blelloch", sat::SatAlgorithm::blelloch, 2},
+                     {"scan-transpose-scan", sat::SatAlgorithm::scan_transpose_scan, 2},
+                     {"decoupled-lookback", sat::SatAlgorithm::decoupled_lookback, 2}};
+  for (const A& a : algos) {
+    work.radix = a.radix;
+    const double ms = median_ms([&](int i) { if (!cuda_local::build_sat_device(a.algo, planes[i], w, h, w, table, work, nullptr).ok()) std::exit(2); }, rotate);
+    std::printf("sat,%s,%d,%d,%.4f,%.1f\n", a.name, w, h, ms, bytes / (ms * 1e6));
+  }
+  float *hi = nullptr, *lo = nullptr;
+  const std::size_t tn = sat::tiled_entries(w, h);
+  CK(cudaMalloc(&hi, tn * 4));
+  CK(cudaMalloc(&lo, tn * 4));
+  const double ms = median_ms([&](int i) { if (!cuda_local::build_sat_tiled_device(planes[i], w, h, w, hi, lo, nullptr).ok()) std::exit(2); }, rotate);
+  std::printf("sat,tiled-f32-pairs,%d,%d,%.4f,%.1f\n", w, h, ms, (static_cast<double>(n) * 4 + tn * 8.0) / (ms * 1e6));
+  // Copy bandwidth at the same size: read the plane's bytes + write the table's bytes.
+  void *src = nullptr, *dst = nullptr;
+  const std::size_t cb = static_cast<std::size_t>(bytes / 2);
+  CK(cudaMalloc(&src, cb));
+  CK(cudaMalloc(&dst, cb));
+  CK(cudaMemset(src, 1, cb));
+  const double cms = median_ms([&](int) { CK(cudaMemcpyAsync(dst, src, cb, cudaMemcpyDeviceToDevice)); }, 1);
+  std::printf("copy,d2d,%d,%d,%.4f,%.1f\n", w, h, cms, 2.0 * cb / (cms * 1e6));
+  cudaFree(src);
+  cudaFree(dst);
+  cudaFree(hi);
+  cudaFree(lo);
+  cuda_local::sat_work_destroy(work);
+  cudaFree(table);
+  for (float* p : planes) cudaFree(p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    if (!std::strcmp(argv[i], "--iters") && i + 1 < argc) g_iters = std::atoi(argv[++i]);
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("no CUDA device: nothing measured\n");
+    return 0;
+  }
+  cudaDeviceProp p;
+  CK(cudaGetDeviceProperties(&p, 0));
+  std::printf("# device %s, %d SMs, L2 %d MB; median of %d after %d warm-up\n", p.name, p.multiProcessorCount, p.l2CacheSize >> 20,
+              g_iters, g_warm);
+  if (quick) {
+    bench_ops(640, 360);
+    bench_sat(640, 360);
+    return 0;
+  }
+  for (auto [w, h] : {std::pair{1920, 1080}, std::pair{3840, 2160}, std::pair{7680, 4320}}) bench_ops(w, h);
+  for (auto [w, h] : {std::pair{1024, 1024}, std::pair{1920, 1080}, std::pair{2048, 2048}, std::pair{3840, 2160},
+                      std::pair{4096, 4096}, std::pair{7680, 4320}})
+    bench_sat(w, h);
+  return 0;
+}

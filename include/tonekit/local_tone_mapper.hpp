@@ -1,0 +1,79 @@
+// The device API of the CUDA local operators (reinhard-local, reinhard-sat, drago-local), the
+// shape of ToneMapper (tone_mapper.hpp): one object per (size, input format, output format,
+// operator); all scratch allocated in create(); process() runs one frame on a stream with no
+// allocation and no host synchronisation. The frame statistics, the local settings derived from
+// them (core::make_local_settings_hd, on the device) and every plane stay on the device.
+// Available when the build has CUDA (TONEKIT_HAS_CUDA); create() reports no_device without a GPU.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+#include "tonekit/image.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/status.hpp"
+#include "tonekit/tone_mapper.hpp"
+#include "tonekit/tonemap.hpp"
+
+struct CUstream_st;
+
+namespace tonekit {
+
+// How the dodge-and-burn kernel of reinhard-sat reads its table (thesis 6.1.5's variants).
+enum class DodgeVariant {
+  global_loads,   // plain loads (L1 + L2)
+  readonly_cache, // loads through the read-only / texture path (ld.global.nc)
+  shared_tiles,   // the block's table window staged in shared memory first (float64 tables)
+};
+const char* dodge_variant_name(DodgeVariant v);
+
+// Which table reinhard-sat queries when its `sat` parameter is 0 (auto).
+enum class SatPrecision {
+  tiled_f32_pairs,  // sat/box_query.hpp tile-relative hi/lo float32 pairs: cheapest table, dearest queries
+  global_f64,       // a whole-frame float64 table (the CPU reference's), built by `sat` (auto: look-back)
+};
+
+struct LocalToneMapperConfig {
+  int width = 0;
+  int height = 0;
+  InputFormat input = InputFormat::rgba_f16;
+  OutputFormat output{PixelType::u8, 4};
+  Params params;  // from prepare_params(); reinhard-local, reinhard-sat or drago-local
+  // H100, 4K: the float64 table's queries cost 0.26 ms against the pairs' 1.08 ms (bench/LOCAL_NOTES.md).
+  SatPrecision sat_auto = SatPrecision::global_f64;
+  DodgeVariant variant = DodgeVariant::readonly_cache;
+  bool timings = false;  // CUDA events around each stage
+  int device = -1;       // -1: the current device
+};
+
+struct LocalStageTimings {
+  double stats_ms = 0.0;  // statistics + luminance plane + local settings
+  double local_ms = 0.0;  // table / blur pyramid / window sums
+  double map_ms = 0.0;    // scale search (reinhard-sat), curve, colour, transfer, quantise
+  double total_ms = 0.0;
+};
+
+class LocalToneMapper {
+ public:
+  static Result<std::unique_ptr<LocalToneMapper>> create(const LocalToneMapperConfig& config);
+  ~LocalToneMapper();
+  LocalToneMapper(const LocalToneMapper&) = delete;
+  LocalToneMapper& operator=(const LocalToneMapper&) = delete;
+
+  // One frame, as ToneMapper::process (strides in bytes, 0 = packed; nullptr = default stream).
+  Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out, std::size_t out_stride_bytes,
+                 CUstream_st* stream = nullptr);
+  // Parameters of the same operator for the next frame (no allocation).
+  Status set_params(const Params& params);
+  void set_variant(DodgeVariant v);
+  Status read_stats(FrameStats& stats);
+  void enable_timings(bool on);
+  Status read_timings(LocalStageTimings& timings);
+  const LocalToneMapperConfig& config() const;
+
+ private:
+  struct Impl;
+  explicit LocalToneMapper(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tonekit

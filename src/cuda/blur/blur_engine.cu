@@ -1,0 +1,352 @@
+// BlurEngine (include/tonekit/blur_cuda.hpp): resolve the plan into device scratch and weights
+// once (create), then run each frame as a fixed sequence of launches (dispatch, style.md 5).
+// Border semantics follow the CPU reference exactly (bench/BLUR_NOTES.md "For the CUDA
+// follow-up"): single-pass methods clamp on their own; pyramids, repeated boxes and diffusion
+// run on the plane padded by blur_impl::clamped_border_padding(plan) replicated pixels, then crop;
+// spreading pads by its radius.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blur/methods.hpp"
+#include "cuda/blur/blur_kernels.hpp"
+#include "cuda/blur/fft_blur.hpp"
+#include "cuda/check.hpp"
+#include "tonekit/blur_cuda.hpp"
+
+namespace tonekit {
+
+using namespace gpu_blur;
+
+struct BlurEngine::Impl {
+  BlurEngineConfig cfg;
+  std::string id;
+  int w = 0, h = 0, C = 0;
+  int pad = 0, pw = 0, ph = 0;  // the working plane of the multi-pass methods
+  std::vector<void*> allocations;
+  std::size_t bytes = 0;
+  float* padded = nullptr;
+  float* work_a = nullptr;
+  float* work_b = nullptr;
+  float* work_t = nullptr;
+  // separable / gaussian; pyramid refinement (coarse_radius < 0: none)
+  double* weights = nullptr;
+  int radius = 0;
+  // direct / reshuffle
+  Kernel2D k2d;
+  // pyramid
+  Analysis4 analysis{};
+  std::vector<int> lw, lh;
+  std::vector<float*> levels;
+  float* coarse_out = nullptr;
+  float* coarse_tmp = nullptr;
+  // repeated box
+  std::vector<int> widths;
+  bool use_sat = false;
+  double* table = nullptr;
+  // diffusion
+  int iterations = 0;
+  float c = 0.0f;
+  // spreading
+  int spread_r = 0;
+  double* spread_tmp = nullptr;
+  FftBlur fft;
+
+  ~Impl() {
+    for (void* p : allocations) cudaFree(p);
+    fft_destroy(fft);
+  }
+
+  template <class T>
+  Status alloc(T** p, std::size_t n) {
+    void* q = nullptr;
+    TK_CUDA_CHECK(cudaMalloc(&q, std::max<std::size_t>(n, 1) * sizeof(T)));
+    allocations.push_back(q);
+    bytes += n * sizeof(T);
+    *p = static_cast<T*>(q);
+    return {};
+  }
+  std::size_t plane(int pw_, int ph_) const { return static_cast<std::size_t>(pw_) * ph_ * C; }
+
+  // Separable weights (2r + 1 taps, zero-padded to the kernel's multiple) uploaded once.
+  Status upload_weights(const std::vector<double>& k) {
+    radius = static_cast<int>(k.size()) / 2;
+    std::vector<double> taps(separable_taps(radius), 0.0);
+    std::copy(k.begin(), k.end(), taps.begin());
+    if (Status s = alloc(&weights, taps.size()); !s.ok()) return s;
+    TK_CUDA_CHECK(cudaMemcpy(weights, taps.data(), taps.size() * sizeof(double), cudaMemcpyHostToDevice));
+    return {};
+  }
+
+  // Direct: one group per offset (row-major, as the CPU loops); reshuffle: Porikli's linkage sets
+  // (equal weights, ascending as the CPU's std::map), zero weights dropped.
+  Status upload_kernel_2d(const BlurKernel2D& k, bool reshuffle) {
+    std::vector<int2> offsets;
+    std::vector<int> ends;
+    std::vector<float> gw;
+    const int r = k.radius;
+    if (reshuffle) {
+      std::map<float, std::vector<int2>> links;
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx)
+          if (k.at(dx, dy) != 0.0f) links[k.at(dx, dy)].push_back(make_int2(dx, dy));
+      for (const auto& [wt, offs] : links) {
+        offsets.insert(offsets.end(), offs.begin(), offs.end());
+        ends.push_back(static_cast<int>(offsets.size()));
+        gw.push_back(wt);
+      }
+    } else {
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          offsets.push_back(make_int2(dx, dy));
+          ends.push_back(static_cast<int>(offsets.size()));
+          gw.push_back(k.at(dx, dy));
+        }
+    }
+    int2* d_off = nullptr;
+    int* d_end = nullptr;
+    float* d_w = nullptr;
+    if (Status s = alloc(&d_off, offsets.size()); !s.ok()) return s;
+    if (Status s = alloc(&d_end, ends.size()); !s.ok()) return s;
+    if (Status s = alloc(&d_w, gw.size()); !s.ok()) return s;
+    TK_CUDA_CHECK(cudaMemcpy(d_off, offsets.data(), offsets.size() * sizeof(int2), cudaMemcpyHostToDevice));
+    TK_CUDA_CHECK(cudaMemcpy(d_end, ends.data(), ends.size() * sizeof(int), cudaMemcpyHostToDevice));
+    TK_CUDA_CHECK(cudaMemcpy(d_w, gw.data(), gw.size() * sizeof(float), cudaMemcpyHostToDevice));
+    k2d = Kernel2D{r, static_cast<int>(gw.size()), d_off, d_end, d_w};
+    return {};
+  }
+
+  Status create() {
+    const BlurPlan& p = cfg.plan;
+    const bool pyramid = id.rfind("pyramid-", 0) == 0;
+    pad = blur_impl::clamped_border_padding(p);
+    pw = w + 2 * pad;
+    ph = h + 2 * pad;
+    auto truncate_radius = [&] { return blur_math::kernel_radius(p.sigma, p.get("truncate")); };
+    if (id == "gaussian" || id == "separable") {
+      const int r = truncate_radius();
+      if (!separable_fits(r, C))
+        return invalid_argument("cuda blur: radius " + std::to_string(r) + " too large for the separable kernels");
+      if (Status s = upload_weights(blur_impl::gaussian_kernel_1d(p.sigma, r)); !s.ok()) return s;
+      return alloc(&work_t, plane(w, h));
+    }
+    if (id == "direct" || id == "reshuffle") return upload_kernel_2d(gaussian_kernel_2d(p.sigma, truncate_radius()), id == "reshuffle");
+    if (id == "fft") return fft_create(w, h, C, gaussian_kernel_2d(p.sigma, truncate_radius()), fft);
+    if (id == "spreading") {
+      spread_r = static_cast<int>(std::lround(p.get("radius")));
+      if (spread_r <= 1) return {};
+      if (Status s = alloc(&padded, plane(w + 2 * spread_r, h + 2 * spread_r)); !s.ok()) return s;
+      return alloc(&spread_tmp, static_cast<std::size_t>(w) * (h + 2 * spread_r) * C);
+    }
+    if (Status s = alloc(&padded, plane(pw, ph)); !s.ok()) return s;
+    if (Status s = alloc(&work_a, plane(pw, ph)); !s.ok()) return s;
+    if (pyramid) {
+      const std::string_view a = id;
+      const auto an = a == "pyramid-box2" ? blur_math::PyramidAnalysis::box2
+                      : a == "pyramid-box4" ? blur_math::PyramidAnalysis::box4
+                                            : blur_math::PyramidAnalysis::quasi;
+      for (int t = 0; t < 4; ++t) analysis.w[t] = static_cast<float>(blur_math::analysis_weight(an, t));
+      const int n = static_cast<int>(std::lround(p.get("levels")));
+      int fw = pw, fh = ph;
+      for (int l = 0; l < n; ++l) {
+        if (fw == 1 && fh == 1) break;
+        fw = (fw + 1) / 2;
+        fh = (fh + 1) / 2;
+        float* q = nullptr;
+        if (Status s = alloc(&q, plane(fw, fh)); !s.ok()) return s;
+        lw.push_back(fw);
+        lh.push_back(fh);
+        levels.push_back(q);
+      }
+      const double cs = p.get("coarse_sigma");
+      radius = -1;
+      if (cs > 0.0) {
+        if (cs < blur_math::kSmallSigma) {
+          const double sw = blur_math::small_blur_side_weight(cs);
+          if (Status s = upload_weights({sw, 1.0 - 2.0 * sw, sw}); !s.ok()) return s;
+        } else {
+          const int r = blur_math::kernel_radius(cs, 3.0);
+          if (!separable_fits(r, C)) return invalid_argument("cuda blur: pyramid refinement radius too large");
+          if (Status s = upload_weights(blur_impl::gaussian_kernel_1d(cs, r)); !s.ok()) return s;
+        }
+        const int cw = levels.empty() ? pw : lw.back(), chh = levels.empty() ? ph : lh.back();
+        if (Status s = alloc(&coarse_out, plane(cw, chh)); !s.ok()) return s;
+        if (Status s = alloc(&coarse_tmp, plane(cw, chh)); !s.ok()) return s;
+      }
+      return {};
+    }
+    if (id == "repeated-box") {
+      widths = blur_impl::box_pass_widths(p);
+      use_sat = std::lround(p.get("sat")) != 0;
+      if (Status s = alloc(&work_b, plane(pw, ph)); !s.ok()) return s;
+      if (use_sat) return alloc(&table, box_sat_table_doubles(pw, ph, C));
+      return alloc(&work_t, plane(pw, ph));
+    }
+    if (id == "diffusion") {
+      iterations = static_cast<int>(std::lround(p.get("iterations")));
+      c = static_cast<float>(p.get("c"));
+      return {};
+    }
+    return {StatusCode::unsupported, "cuda blur: no GPU dispatch for method '" + id + "'"};
+  }
+
+  Status pyramid_run(const float* src, float* dst, cudaStream_t s) {
+    const bool refine = radius >= 0;
+    auto coarse_blur = [&](const float* in, float* out, int cw, int chh) {
+      return separable(in, coarse_tmp, out, cw, chh, C, weights, radius, false, s);
+    };
+    if (levels.empty()) {
+      if (refine) return coarse_blur(src, dst, pw, ph);
+      return copy_plane(src, dst, pw, ph, C, s);
+    }
+    const float* fine = src;
+    int fw = pw, fh = ph;
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      if (Status st = pyramid_down(fine, fw, fh, levels[l], C, analysis, s); !st.ok()) return st;
+      fine = levels[l];
+      fw = lw[l];
+      fh = lh[l];
+    }
+    const float* top = levels.back();
+    if (refine) {
+      if (Status st = coarse_blur(top, coarse_out, lw.back(), lh.back()); !st.ok()) return st;
+      top = coarse_out;
+    }
+    for (std::size_t l = levels.size() - 1; l > 0; --l) {
+      if (Status st = pyramid_up(top, lw[l], lh[l], levels[l - 1], lw[l - 1], lh[l - 1], C, s); !st.ok()) return st;
+      top = levels[l - 1];
+    }
+    return pyramid_up(top, lw[0], lh[0], dst, pw, ph, C, s);
+  }
+
+  Status run(const float* in, float* out, cudaStream_t s) {
+    if (id == "gaussian" || id == "separable") return separable(in, work_t, out, w, h, C, weights, radius, id == "gaussian", s);
+    if (id == "direct" || id == "reshuffle") return convolve_2d(in, out, w, h, C, k2d, s);
+    if (id == "fft") return fft_run(fft, in, out, s);
+    if (id == "spreading") {
+      if (spread_r <= 1) return copy_plane(in, out, w, h, C, s);
+      if (Status st = pad_clamped(in, w, h, spread_r, padded, C, s); !st.ok()) return st;
+      return spreading(padded, spread_tmp, out, w, h, C, spread_r, s);
+    }
+    if (Status st = pad_clamped(in, w, h, pad, padded, C, s); !st.ok()) return st;
+    const float* result = nullptr;
+    if (id.rfind("pyramid-", 0) == 0) {
+      if (Status st = pyramid_run(padded, work_a, s); !st.ok()) return st;
+      result = work_a;
+    } else if (id == "repeated-box") {
+      const float* cur = padded;
+      float* bufs[2] = {work_a, work_b};
+      int next = 0;
+      for (int width : widths) {
+        if (width <= 1) continue;
+        Status st = use_sat ? box_sat(cur, table, bufs[next], pw, ph, C, width, s)
+                            : box_running(cur, work_t, bufs[next], pw, ph, C, width, s);
+        if (!st.ok()) return st;
+        cur = bufs[next];
+        next ^= 1;
+      }
+      result = cur;
+    } else {  // diffusion: in place on the padded copy, ping-pong with work_a
+      float* r = nullptr;
+      if (Status st = diffusion(padded, work_a, pw, ph, C, iterations, c, &r, s); !st.ok()) return st;
+      result = r;
+    }
+    return crop(result, pw, pad, out, w, h, C, s);
+  }
+};
+
+BlurEngine::BlurEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BlurEngine::~BlurEngine() = default;
+
+Result<std::unique_ptr<BlurEngine>> BlurEngine::create(const BlurEngineConfig& config) {
+  if (!config.plan.method) return invalid_argument("cuda blur: empty plan (use plan_blur)");
+  if (config.width <= 0 || config.height <= 0 || static_cast<std::int64_t>(config.width) * config.height > kMaxImagePixels)
+    return invalid_argument("cuda blur: image size out of range");
+  if (config.channels != 1 && config.channels != 4)
+    return invalid_argument("cuda blur: 1 or 4 channels, got " + std::to_string(config.channels));
+  int n = 0;
+  if (cudaError_t e = cudaGetDeviceCount(&n); e != cudaSuccess || n == 0) {
+    cudaGetLastError();
+    return Status{StatusCode::no_device, "cuda blur: no CUDA device"};
+  }
+  if (config.device >= 0) TK_CUDA_CHECK(cudaSetDevice(config.device));
+  auto impl = std::make_unique<Impl>();
+  impl->cfg = config;
+  impl->id = config.plan.method->id;
+  impl->w = config.width;
+  impl->h = config.height;
+  impl->C = config.channels;
+  if (Status s = impl->create(); !s.ok()) return s;
+  return std::unique_ptr<BlurEngine>(new BlurEngine(std::move(impl)));
+}
+
+Status BlurEngine::run(const float* device_in, float* device_out, CUstream_st* stream) {
+  if (!device_in || !device_out || device_in == device_out)
+    return invalid_argument("cuda blur: input and output must be distinct, non-null device buffers");
+  return impl_->run(device_in, device_out, stream);
+}
+
+const BlurEngineConfig& BlurEngine::config() const { return impl_->cfg; }
+std::size_t BlurEngine::scratch_bytes() const { return impl_->bytes + impl_->fft.bytes; }
+std::size_t BlurEngine::floor_bytes() const {
+  return 2 * sizeof(float) * static_cast<std::size_t>(impl_->w) * impl_->h * impl_->C;
+}
+
+namespace {
+struct DeviceBuffer {
+  float* p = nullptr;
+  ~DeviceBuffer() { cudaFree(p); }
+};
+}  // namespace
+
+Result<Image> cuda_blur(const Image& in, const BlurPlan& plan) {
+  const int w = in.width, h = in.height, c = in.channels;
+  if (c <= 0 || in.pixels.size() != static_cast<std::size_t>(w) * h * c)
+    return invalid_argument("cuda blur: image has no pixels or an inconsistent size");
+  if (c != 1 && c != 3 && c != 4) return invalid_argument("cuda blur: 1, 3 or 4 channels");
+  const int dc = c == 1 ? 1 : 4;  // RGB travels as RGBA (alpha 0, dropped again)
+  BlurEngineConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.channels = dc;
+  cfg.plan = plan;
+  auto engine = BlurEngine::create(cfg);
+  if (!engine.ok()) return engine.status();
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  std::vector<float> host;
+  const float* src = in.pixels.data();
+  if (c == 3) {
+    host.assign(n * 4, 0.0f);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) host[i * 4 + k] = in.pixels[i * 3 + k];
+    src = host.data();
+  }
+  DeviceBuffer din, dout;
+  TK_CUDA_CHECK(cudaMalloc(&din.p, n * dc * sizeof(float)));
+  TK_CUDA_CHECK(cudaMalloc(&dout.p, n * dc * sizeof(float)));
+  TK_CUDA_CHECK(cudaMemcpy(din.p, src, n * dc * sizeof(float), cudaMemcpyHostToDevice));
+  if (Status s = (*engine)->run(din.p, dout.p, nullptr); !s.ok()) return s;
+  Image out(w, h, c);
+  out.meta = in.meta;
+  if (c == 3) {
+    TK_CUDA_CHECK(cudaMemcpy(host.data(), dout.p, n * 4 * sizeof(float), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) out.pixels[i * 3 + k] = host[i * 4 + k];
+  } else {
+    TK_CUDA_CHECK(cudaMemcpy(out.pixels.data(), dout.p, n * dc * sizeof(float), cudaMemcpyDeviceToHost));
+  }
+  return out;
+}
+
+Result<Image> cuda_blur(const Image& in, std::string_view method, double sigma, const BlurSettings& settings) {
+  Result<BlurPlan> plan = plan_blur(method, sigma, settings);
+  if (!plan.ok()) return plan.status();
+  return cuda_blur(in, *plan);
+}
+
+}  // namespace tonekit

@@ -1,0 +1,288 @@
+// Convolution kernels: clamped padding / crop, separable convolution (Ernst 2013 section 3.3;
+// also the exact Gaussian with float64 accumulation), direct 2D convolution with a shared tile
+// and halo (section 3.2) and Porikli's reshuffling (section 3.7) through the same tile.
+//
+// Separable, rows: a block of 4 warps loads a row segment of 256 outputs plus the halo into
+// shared memory, deinterleaved (one plane per channel, so RGBA lanes read consecutive words),
+// each lane computes 8 consecutive outputs of one channel with the register-blocked sliding
+// window (8 taps x 8 outputs per 8 + 8 shared loads); planes are padded by one word per 8
+// (index i + i / 8), so lane l's reads at 9 l + const hit 32 distinct banks. Results go back
+// through shared memory so the global stores are 16-byte and coalesced.
+// Separable, columns: each thread owns one pixel column (a 16-byte RGBA load per row, coalesced
+// across the warp) and 8 consecutive outputs, same sliding window; rows come through L1.
+#include <algorithm>
+
+#include "cuda/blur/blur_kernels.hpp"
+#include "cuda/blur/pixel.cuh"
+#include "cuda/check.hpp"
+
+namespace tonekit::gpu_blur {
+namespace {
+
+constexpr int K = kSepOutputs;
+constexpr int kRowThreads = 128;       // 4 warps
+constexpr int kRowSegment = 32 * K;    // outputs per warp (and per block row)
+constexpr int kMaxRowSmem = 200 * 1024;
+
+__host__ __device__ inline int padded_index(int i) { return i + i / K; }
+__host__ __device__ inline int plane_stride(int span) { return padded_index(span) + 1; }
+
+template <int C>
+__global__ void pad_kernel(const float* __restrict__ in, int w, int h, int pad, float* __restrict__ out) {
+  const int pw = w + 2 * pad, ph = h + 2 * pad;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= pw || y >= ph) return;
+  const int sx = clampi(x - pad, 0, w - 1), sy = clampi(y - pad, 0, h - 1);
+  store_pix<C, float>(out + (static_cast<size_t>(y) * pw + x) * C, load_pix<C>(in + (static_cast<size_t>(sy) * w + sx) * C));
+}
+
+template <int C>
+__global__ void crop_kernel(const float* __restrict__ in, int pw, int pad, float* __restrict__ out, int w, int h) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  store_pix<C, float>(out + (static_cast<size_t>(y) * w + x) * C,
+                      load_pix<C>(in + (static_cast<size_t>(y + pad) * pw + x + pad) * C));
+}
+
+// Row pass. Block: 4 warps = (4 / C) image rows x C channels; rows_per_block = 4 / C.
+template <int C, class A>
+__global__ void __launch_bounds__(kRowThreads) sep_rows_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                                               int w, int h, const double* __restrict__ weights,
+                                                               int radius, int taps) {
+  constexpr int kRows = 4 / C;
+  extern __shared__ __align__(16) unsigned char smem[];
+  A* wsh = reinterpret_cast<A*>(smem);
+  float* planes = reinterpret_cast<float*>(wsh + taps);
+  const int span = kRowSegment + taps, stride = plane_stride(span);
+  const int x0 = blockIdx.x * kRowSegment, y0 = blockIdx.y * kRows;
+  for (int i = threadIdx.x; i < taps; i += kRowThreads) wsh[i] = static_cast<A>(weights[i]);
+  for (int rr = 0; rr < kRows; ++rr) {
+    const int y = min(y0 + rr, h - 1);
+    const float* row = in + static_cast<size_t>(y) * w * C;
+    for (int i = threadIdx.x; i < span; i += kRowThreads) {
+      const Pix<C, float> p = load_pix<C>(row + static_cast<size_t>(clampi(x0 - radius + i, 0, w - 1)) * C);
+#pragma unroll
+      for (int c = 0; c < C; ++c) planes[(rr * C + c) * stride + padded_index(i)] = p.v[c];
+    }
+  }
+  __syncthreads();
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  float* plane = planes + warp * stride;  // warp = rr * C + c
+  const int base = lane * K;
+  A acc[K];
+  float v[2 * K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc[k] = A(0);
+#pragma unroll
+  for (int u = 0; u < K; ++u) v[u] = plane[padded_index(base + u)];
+  for (int t0 = 0; t0 < taps; t0 += K) {
+#pragma unroll
+    for (int u = 0; u < K; ++u) v[K + u] = plane[padded_index(base + t0 + K + u)];
+#pragma unroll
+    for (int u = 0; u < K; ++u) {
+      const A wu = wsh[t0 + u];
+#pragma unroll
+      for (int k = 0; k < K; ++k) acc[k] += wu * static_cast<A>(v[k + u]);
+    }
+#pragma unroll
+    for (int u = 0; u < K; ++u) v[u] = v[K + u];
+  }
+  __syncthreads();  // every lane is done reading the input planes
+#pragma unroll
+  for (int k = 0; k < K; ++k) plane[padded_index(base + k)] = static_cast<float>(acc[k]);
+  __syncthreads();
+  for (int rr = 0; rr < kRows; ++rr) {
+    const int y = y0 + rr;
+    if (y >= h) break;
+    float* dst = out + static_cast<size_t>(y) * w * C;
+    for (int i = threadIdx.x; i < kRowSegment && x0 + i < w; i += kRowThreads) {
+      Pix<C, float> p;
+#pragma unroll
+      for (int c = 0; c < C; ++c) p.v[c] = planes[(rr * C + c) * stride + padded_index(i)];
+      store_pix<C, float>(dst + static_cast<size_t>(x0 + i) * C, p);
+    }
+  }
+}
+
+// Column pass. Block (32, 4): 32 pixel columns x 4 groups of K output rows.
+template <int C, class A>
+__global__ void __launch_bounds__(128) sep_cols_kernel(const float* __restrict__ in, float* __restrict__ out, int w,
+                                                       int h, const double* __restrict__ weights, int radius,
+                                                       int taps) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  A* wsh = reinterpret_cast<A*>(smem);
+  const int tid = threadIdx.y * 32 + threadIdx.x;
+  for (int i = tid; i < taps; i += 128) wsh[i] = static_cast<A>(weights[i]);
+  __syncthreads();
+  const int x = blockIdx.x * 32 + threadIdx.x;
+  const int y0 = (blockIdx.y * 4 + threadIdx.y) * K;
+  if (x >= w || y0 >= h) return;
+  const float* col = in + static_cast<size_t>(x) * C;
+  const size_t pitch = static_cast<size_t>(w) * C;
+  auto at = [&](int y) { return load_pix<C>(col + static_cast<size_t>(clampi(y, 0, h - 1)) * pitch); };
+  Pix<C, A> acc[K];
+  Pix<C, float> v[2 * K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc[k] = pix_zero<C, A>();
+#pragma unroll
+  for (int u = 0; u < K; ++u) v[u] = at(y0 - radius + u);
+  for (int t0 = 0; t0 < taps; t0 += K) {
+#pragma unroll
+    for (int u = 0; u < K; ++u) v[K + u] = at(y0 - radius + t0 + K + u);
+#pragma unroll
+    for (int u = 0; u < K; ++u) {
+      const A wu = wsh[t0 + u];
+#pragma unroll
+      for (int k = 0; k < K; ++k) madd(acc[k], wu, v[k + u]);
+    }
+#pragma unroll
+    for (int u = 0; u < K; ++u) v[u] = v[K + u];
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+    if (y0 + k < h) store_pix<C, A>(out + static_cast<size_t>(y0 + k) * pitch + static_cast<size_t>(x) * C, acc[k]);
+}
+
+// Direct / reshuffled 2D convolution. Block 16 x 16, one output pixel per thread. Tiled: the
+// (16 + 2r)^2 input window in shared memory, one plane per channel (consecutive x -> consecutive
+// banks); otherwise (large r) reads through L1 with clamped coordinates.
+constexpr int kTile = 16;
+template <int C, bool kTiled>
+__global__ void __launch_bounds__(256) conv2d_kernel(const float* __restrict__ in, float* __restrict__ out, int w,
+                                                     int h, int radius, int n_groups, const int2* __restrict__ offsets,
+                                                     const int* __restrict__ group_end,
+                                                     const float* __restrict__ group_weight) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* tile = reinterpret_cast<float*>(smem);
+  const int tw = kTile + 2 * radius, tsize = tw * tw;
+  const int bx = blockIdx.x * kTile, by = blockIdx.y * kTile;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  if constexpr (kTiled) {
+    for (int i = ty * kTile + tx; i < tsize; i += kTile * kTile) {
+      const int lx = i % tw, ly = i / tw;
+      const int gx = clampi(bx - radius + lx, 0, w - 1), gy = clampi(by - radius + ly, 0, h - 1);
+      const Pix<C, float> p = load_pix<C>(in + (static_cast<size_t>(gy) * w + gx) * C);
+#pragma unroll
+      for (int c = 0; c < C; ++c) tile[c * tsize + i] = p.v[c];
+    }
+    __syncthreads();
+  }
+  const int x = bx + tx, y = by + ty;
+  if (x >= w || y >= h) return;
+  Pix<C, float> acc = pix_zero<C, float>();
+  int o = 0;
+  for (int g = 0; g < n_groups; ++g) {
+    const int end = group_end[g];
+    Pix<C, float> sum = pix_zero<C, float>();
+    for (; o < end; ++o) {
+      const int2 d = offsets[o];
+      if constexpr (kTiled) {
+        const int i = (ty + radius + d.y) * tw + tx + radius + d.x;
+#pragma unroll
+        for (int c = 0; c < C; ++c) sum.v[c] += tile[c * tsize + i];
+      } else {
+        const Pix<C, float> p =
+            load_pix<C>(in + (static_cast<size_t>(clampi(y + d.y, 0, h - 1)) * w + clampi(x + d.x, 0, w - 1)) * C);
+#pragma unroll
+        for (int c = 0; c < C; ++c) sum.v[c] += p.v[c];
+      }
+    }
+    madd(acc, group_weight[g], sum);
+  }
+  store_pix<C, float>(out + (static_cast<size_t>(y) * w + x) * C, acc);
+}
+
+constexpr int kMaxTileSmem = 160 * 1024;
+
+size_t row_smem(int taps, int channels, bool f64) {
+  return static_cast<size_t>(taps) * (f64 ? 8 : 4) + 4u * sizeof(float) * plane_stride(kRowSegment + taps);
+}
+
+template <class Kern>
+Status allow_smem(Kern kernel, size_t bytes) {
+  if (bytes > 48 * 1024)
+    TK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  return {};
+}
+
+template <int C, class A>
+Status separable_t(const float* in, float* tmp, float* out, int w, int h, const double* weights, int radius,
+                   cudaStream_t s) {
+  const int taps = separable_taps(radius);
+  const size_t rs = row_smem(taps, C, sizeof(A) == 8);
+  if (Status st = allow_smem(sep_rows_kernel<C, A>, rs); !st.ok()) return st;
+  const dim3 rgrid((w + kRowSegment - 1) / kRowSegment, (h + 4 / C - 1) / (4 / C));
+  sep_rows_kernel<C, A><<<rgrid, kRowThreads, rs, s>>>(in, tmp, w, h, weights, radius, taps);
+  TK_CUDA_CHECK_LAUNCH("sep_rows_kernel");
+  const size_t cs = static_cast<size_t>(taps) * sizeof(A);
+  if (Status st = allow_smem(sep_cols_kernel<C, A>, cs); !st.ok()) return st;
+  const dim3 cgrid((w + 31) / 32, (h + 4 * K - 1) / (4 * K));
+  sep_cols_kernel<C, A><<<cgrid, dim3(32, 4), cs, s>>>(tmp, out, w, h, weights, radius, taps);
+  TK_CUDA_CHECK_LAUNCH("sep_cols_kernel");
+  return {};
+}
+
+template <int C, bool kTiled>
+Status conv2d_t(const float* in, float* out, int w, int h, const Kernel2D& k, size_t smem, cudaStream_t s) {
+  if (Status st = allow_smem(conv2d_kernel<C, kTiled>, smem); !st.ok()) return st;
+  const dim3 grid((w + kTile - 1) / kTile, (h + kTile - 1) / kTile);
+  conv2d_kernel<C, kTiled><<<grid, dim3(kTile, kTile), smem, s>>>(in, out, w, h, k.radius, k.n_groups, k.offsets,
+                                                                  k.group_end, k.group_weight);
+  TK_CUDA_CHECK_LAUNCH("conv2d_kernel");
+  return {};
+}
+
+dim3 grid2d(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
+
+}  // namespace
+
+int separable_taps(int radius) { return (2 * radius + 1 + K - 1) / K * K; }
+
+bool separable_fits(int radius, int channels) {
+  return row_smem(separable_taps(radius), channels, true) <= static_cast<size_t>(kMaxRowSmem);
+}
+
+Status pad_clamped(const float* in, int w, int h, int pad, float* out, int channels, cudaStream_t s) {
+  const dim3 grid = grid2d(w + 2 * pad, h + 2 * pad);
+  if (channels == 4) pad_kernel<4><<<grid, dim3(32, 8), 0, s>>>(in, w, h, pad, out);
+  else pad_kernel<1><<<grid, dim3(32, 8), 0, s>>>(in, w, h, pad, out);
+  TK_CUDA_CHECK_LAUNCH("pad_kernel");
+  return {};
+}
+
+Status crop(const float* in, int pw, int pad, float* out, int w, int h, int channels, cudaStream_t s) {
+  const dim3 grid = grid2d(w, h);
+  if (channels == 4) crop_kernel<4><<<grid, dim3(32, 8), 0, s>>>(in, pw, pad, out, w, h);
+  else crop_kernel<1><<<grid, dim3(32, 8), 0, s>>>(in, pw, pad, out, w, h);
+  TK_CUDA_CHECK_LAUNCH("crop_kernel");
+  return {};
+}
+
+Status copy_plane(const float* in, float* out, int w, int h, int channels, cudaStream_t s) {
+  TK_CUDA_CHECK(cudaMemcpyAsync(out, in, sizeof(float) * static_cast<size_t>(w) * h * channels,
+                                cudaMemcpyDeviceToDevice, s));
+  return {};
+}
+
+Status separable(const float* in, float* tmp, float* out, int w, int h, int channels, const double* weights,
+                 int radius, bool f64, cudaStream_t s) {
+  if (!separable_fits(radius, channels))
+    return invalid_argument("cuda blur: separable radius " + std::to_string(radius) +
+                            " exceeds the row pass's shared tile; use fft or a pyramid");
+  if (channels == 4)
+    return f64 ? separable_t<4, double>(in, tmp, out, w, h, weights, radius, s)
+               : separable_t<4, float>(in, tmp, out, w, h, weights, radius, s);
+  return f64 ? separable_t<1, double>(in, tmp, out, w, h, weights, radius, s)
+             : separable_t<1, float>(in, tmp, out, w, h, weights, radius, s);
+}
+
+Status convolve_2d(const float* in, float* out, int w, int h, int channels, const Kernel2D& k, cudaStream_t s) {
+  const int tw = kTile + 2 * k.radius;
+  const size_t smem = static_cast<size_t>(tw) * tw * channels * sizeof(float);
+  const bool tiled = smem <= static_cast<size_t>(kMaxTileSmem);
+  if (channels == 4)
+    return tiled ? conv2d_t<4, true>(in, out, w, h, k, smem, s) : conv2d_t<4, false>(in, out, w, h, k, 0, s);
+  return tiled ? conv2d_t<1, true>(in, out, w, h, k, smem, s) : conv2d_t<1, false>(in, out, w, h, k, 0, s);
+}
+
+}  // namespace tonekit::gpu_blur

@@ -1,0 +1,466 @@
+// Kernels of the CUDA local operators (architecture.md stages 1-4 for local operators). The
+// maths is core/local_settings.hpp and sat/box_query.hpp, the functions the CPU reference
+// (src/cpu/local/) calls, evaluated in the same precision and order:
+//  - luminance plane: the sanitise policy of core::sanitise_channel, core::luminance_fma (the
+//    CPU's contracted luminance);
+//  - reinhard-local: separable Gaussian per level (vertical then horizontal, the horizontal
+//    weights pre-multiplied by float(lum_scale), clamp-to-edge, float FMA accumulation in tap
+//    order as GCC contracts the CPU's loops), the search step (core::activity_below<float>)
+//    fused into the horizontal pass;
+//  - reinhard-sat: per pixel the search of core::select_local_response<double>, unrolled
+//    (search_levels), over sat::box_sum_replicated_by box sums (float64 table, or the tiled
+//    float32 pairs), box_level_response in double;
+//  - drago-local: Qian 2013's fitted window, column sums then row sums in float64, borders
+//    clamped to the nearest interior window; core::drago_local_ld<float>;
+//  - colour and output: core::reconstruct_channel, encode_srgb / encode_gamma, core::quantise
+//    (the CPU's store_chunk maths; the GPU's powf differs from libmvec's by an ulp or two).
+#include "core/colour.hpp"
+#include "core/colour_parts.hpp"
+#include "cuda/check.hpp"
+#include "cuda/formats.hpp"
+#include "cuda/local/local_launch.hpp"
+
+namespace tonekit::cuda_local {
+
+GaussWeights make_gauss_weights() {
+  GaussWeights g{};
+  for (int i = 0; i < core::kMaxLocalScales; ++i) {
+    g.radius[i] = core::gaussian_radius(i);
+    for (int k = 0; k <= g.radius[i] && k < kMaxGaussTaps; ++k) g.w[i][k] = static_cast<float>(core::gaussian_weight(i, k));
+  }
+  return g;
+}
+
+namespace {
+
+using cuda::InF16x4;
+using cuda::InF32x3;
+using cuda::InF32x4;
+
+constexpr int kBlockX = 32, kBlockY = 8;
+
+// core::sanitise_channel's values without the flags: NaN, negatives (and -0) -> +0, +Inf -> 65504.
+__device__ __forceinline__ float sanitise(float v) { return v > 0.0f ? (v == INFINITY ? core::kInfReplacement : v) : 0.0f; }
+
+// One pixel; half RGBA as one 8-byte load and float RGBA as one 16-byte load where aligned.
+template <class In>
+__device__ __forceinline__ void load_pixel(const unsigned char* row, int x, float& r, float& g, float& b, float& a) {
+  const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
+  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(q);
+  if constexpr (In::bytes == 8) {
+    if ((addr & 7u) == 0) {
+      const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
+      r = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.x & 0xFFFFu))));
+      g = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.x >> 16))));
+      b = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.y & 0xFFFFu))));
+      a = core::clamp01(sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.y >> 16)))));
+      return;
+    }
+  } else if constexpr (In::bytes == 16) {
+    if ((addr & 15u) == 0) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(q));
+      r = sanitise(v.x);
+      g = sanitise(v.y);
+      b = sanitise(v.z);
+      a = core::clamp01(sanitise(v.w));
+      return;
+    }
+  }
+  r = sanitise(cuda::load_scalar(q));
+  g = sanitise(cuda::load_scalar(q + 1));
+  b = sanitise(cuda::load_scalar(q + 2));
+  a = In::channels == 4 ? core::clamp01(sanitise(cuda::load_scalar(q + 3))) : 1.0f;
+}
+
+template <class In>
+__global__ void __launch_bounds__(kBlockX* kBlockY) luminance_plane_kernel(const unsigned char* __restrict__ in,
+                                                                         std::size_t stride, int w, int h,
+                                                                         float* __restrict__ plane) {
+  const int x = blockIdx.x * kBlockX + threadIdx.x, y = blockIdx.y * kBlockY + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float r, g, b, a;
+  load_pixel<In>(in + static_cast<std::size_t>(y) * stride, x, r, g, b, a);
+  plane[static_cast<std::size_t>(y) * w + x] = core::luminance_fma(r, g, b);
+}
+
+__global__ void local_settings_kernel(core::LocalParams p, const FrameStats* stats, core::LocalSettings* out,
+                                      double* offsets) {
+  core::CurveStats c;
+  c.log_average = stats->log_average;
+  c.min_luminance = stats->min_luminance;
+  c.max_luminance = stats->max_luminance;
+  c.min_positive_luminance = stats->min_positive_luminance;
+  const core::LocalSettings s = core::make_local_settings_hd(p, c);
+  *out = s;
+  for (int i = 0; i < core::kMaxLocalScales; ++i) offsets[i] = core::activity_offset(s, i);
+}
+
+struct Taps {
+  float w[kMaxGaussTaps];
+  int r;
+};
+
+__global__ void __launch_bounds__(kBlockX* kBlockY) gauss_vertical(const float* __restrict__ p, int w, int h, Taps t,
+                                                                 float* __restrict__ out) {
+  const int x = blockIdx.x * kBlockX + threadIdx.x, y = blockIdx.y * kBlockY + threadIdx.y;
+  if (x >= w || y >= h) return;
+  const float* c = p + static_cast<std::size_t>(y) * w + x;
+  float acc = t.w[0] * __ldg(c);
+  if (y - t.r >= 0 && y + t.r < h) {  // interior rows: no clamps (the index maths was most of the pass)
+    const float* up = c;
+    const float* down = c;
+#pragma unroll 4
+    for (int k = 1; k <= t.r; ++k) {
+      up -= w;
+      down += w;
+      acc = fmaf(t.w[k], __ldg(up) + __ldg(down), acc);
+    }
+  } else {
+    for (int k = 1; k <= t.r; ++k) {
+      const int ya = y - k < 0 ? 0 : y - k, yb = y + k > h - 1 ? h - 1 : y + k;
+      acc = fmaf(t.w[k], __ldg(p + static_cast<std::size_t>(ya) * w + x) + __ldg(p + static_cast<std::size_t>(yb) * w + x), acc);
+    }
+  }
+  out[static_cast<std::size_t>(y) * w + x] = acc;
+}
+
+// Horizontal pass of level `level` (weights times float(lum_scale): V1 in units of L) fused with
+// the search step between level - 1 and level (level 0 starts the search).
+__global__ void __launch_bounds__(kBlockX* kBlockY) gauss_horizontal_search(const float* __restrict__ m, int w, int h,
+                                                                          Taps t, int level,
+                                                                          const core::LocalSettings* ls,
+                                                                          float* __restrict__ centre,
+                                                                          unsigned char* __restrict__ active) {
+  const int x = blockIdx.x * kBlockX + threadIdx.x, y = blockIdx.y * kBlockY + threadIdx.y;
+  if (x >= w || y >= h) return;
+  const std::size_t at = static_cast<std::size_t>(y) * w + x;
+  if (level > 0 && !active[at]) return;  // V1(s_m) already chosen (the CPU skips these rows' results too)
+  const float scale = static_cast<float>(ls->lum_scale);
+  const float* row = m + static_cast<std::size_t>(y) * w;
+  float acc = (t.w[0] * scale) * __ldg(row + x);
+  if (x - t.r >= 0 && x + t.r < w) {
+#pragma unroll 4
+    for (int k = 1; k <= t.r; ++k) acc = fmaf(t.w[k] * scale, __ldg(row + x - k) + __ldg(row + x + k), acc);
+  } else {
+    for (int k = 1; k <= t.r; ++k) {
+      const int xa = x - k < 0 ? 0 : x - k, xb = x + k > w - 1 ? w - 1 : x + k;
+      acc = fmaf(t.w[k] * scale, __ldg(row + xa) + __ldg(row + xb), acc);
+    }
+  }
+  if (level == 0) {
+    centre[at] = acc;
+    active[at] = 1;
+    return;
+  }
+  const float c = centre[at];
+  const float k = static_cast<float>(core::activity_offset(*ls, level - 1));
+  const bool keep = core::activity_below<float>(c, acc, k, static_cast<float>(ls->epsilon));
+  centre[at] = keep ? acc : c;
+  active[at] = keep ? 1 : 0;
+}
+
+// Largest odd window <= n that fits a side of `size` pixels (cpu/local/drago_local_cpu.cpp).
+__device__ __forceinline__ int fitted_window(int n, int size) {
+  const int largest = (size & 1) ? size : size - 1;
+  const int v = (n | 1) < largest ? (n | 1) : largest;
+  return v < 1 ? 1 : v;
+}
+
+__global__ void __launch_bounds__(kBlockX* kBlockY) drago_columns(const float* __restrict__ p, int w, int h,
+                                                                const core::LocalSettings* ls, double* __restrict__ out) {
+  const int x = blockIdx.x * kBlockX + threadIdx.x, y = blockIdx.y * kBlockY + threadIdx.y;
+  if (x >= w || y >= h) return;
+  const int ny = fitted_window(ls->window, h), ry = ny / 2;
+  const int cy = y < ry ? ry : (y > h - 1 - ry ? h - 1 - ry : y);
+  double s = 0.0;
+  for (int k = cy - ry; k <= cy + ry; ++k) s += static_cast<double>(__ldg(p + static_cast<std::size_t>(k) * w + x));
+  out[static_cast<std::size_t>(y) * w + x] = s;
+}
+
+// ---- the map kernel ----
+
+// The colour stage and the store (the CPU's colour_chunk + store_chunk maths), one pixel.
+// v^e on the special-function unit: ex2(lg2(v) e), each within 2^-22 relative (the global map
+// kernel's transfer_pow, src/cuda/map_kernel.cu: 1e-4 of an 8-bit step); v = 0 gives 0.
+__device__ __forceinline__ float pow_sfu(float v, float e) {
+  float l, y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(v));
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(l * e));
+  return y;
+}
+// core::encode_srgb / encode_gamma with pow_sfu for powf.
+__device__ __forceinline__ float encode_fast(float v, float gamma, float inv_gamma) {
+  v = core::clamp01(v);
+  if (gamma == 0.0f) {
+    const float curve = 1.055f * pow_sfu(v, static_cast<float>(1.0 / 2.4)) - 0.055f;
+    return v <= 0.0031308f ? 12.92f * v : curve;
+  }
+  return pow_sfu(v, inv_gamma);
+}
+constexpr float kMinLuminance = 1.17549435e-38f;  // rcp finite above it (below: black, as on the CPU to 1e-37)
+
+__device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y, float r, float g, float b, float al,
+                                         float lw, float ld) {
+  // core::reconstruct_channel with c / L_w as c * rcp(L_w) (within an ulp) when saturation is 1.
+  float v[3];
+  if (a.saturation == 1.0f) {
+    const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
+    v[0] = ld * (r * inv);
+    v[1] = ld * (g * inv);
+    v[2] = ld * (b * inv);
+  } else {
+    v[0] = core::reconstruct_channel(r, lw, ld, a.saturation);
+    v[1] = core::reconstruct_channel(g, lw, ld, a.saturation);
+    v[2] = core::reconstruct_channel(b, lw, ld, a.saturation);
+  }
+  const int C = a.out_channels;
+  unsigned char* row = a.out + static_cast<std::size_t>(y) * a.out_stride;
+  if (a.out_code <= 1) {
+    const unsigned kMax = a.out_code == 0 ? 255u : 65535u;
+    const float inv_gamma = a.gamma != 0.0f ? 1.0f / a.gamma : 0.0f;
+    unsigned codes[4];
+    for (int c = 0; c < 3; ++c) {
+      const float e = encode_fast(v[c], a.gamma, inv_gamma);
+      codes[c] = core::quantise<float>(e, kMax, a.dither != 0, x, y, c);
+    }
+    codes[3] = core::quantise<float>(al, kMax, false, x, y, 3);
+    if (a.out_code == 0) {
+      unsigned char* p = row + static_cast<std::size_t>(x) * C;
+      if (C == 4 && (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0) {
+        *reinterpret_cast<unsigned*>(p) = codes[0] | codes[1] << 8 | codes[2] << 16 | codes[3] << 24;
+      } else {
+        for (int c = 0; c < C; ++c) p[c] = static_cast<unsigned char>(codes[c]);
+      }
+    } else {
+      unsigned short* p = reinterpret_cast<unsigned short*>(row) + static_cast<std::size_t>(x) * C;
+      for (int c = 0; c < C; ++c) p[c] = static_cast<unsigned short>(codes[c]);
+    }
+  } else if (a.out_code == 2) {
+    unsigned short* p = reinterpret_cast<unsigned short*>(row) + static_cast<std::size_t>(x) * C;
+    for (int c = 0; c < 3; ++c) p[c] = __half_as_ushort(__float2half_rn(core::clamp01(v[c])));
+    if (C == 4) p[3] = __half_as_ushort(__float2half_rn(al));
+  } else {
+    float* p = reinterpret_cast<float*>(row) + static_cast<std::size_t>(x) * C;
+    for (int c = 0; c < 3; ++c) p[c] = core::clamp01(v[c]);
+    if (C == 4) p[3] = al;
+  }
+}
+
+
+template <DodgeVariant V>
+__device__ __forceinline__ double table_load(const double* p) {
+  if constexpr (V == DodgeVariant::readonly_cache) return __ldg(p);
+  else return *p;
+}
+
+// Shared-memory window of the float64 table for a 32 x 8 block: every box (width <= 39) of its
+// pixels has its corners inside; replicated-edge rows / columns outside it read global memory.
+constexpr int kHalo = 19;  // box_width(7) / 2
+constexpr int kWinX = kBlockX + 2 * kHalo + 1, kWinY = kBlockY + 2 * kHalo + 1;
+
+// Thesis Algorithm 7 as core::select_local_response<double>, unrolled over the levels so every box
+// width, 1 / width^2 (core::box_inv_area) and loop bound is a compile-time constant, with the
+// activity offsets precomputed per frame (offsets[i] == core::activity_offset(s, i)): the
+// runtime-indexed version spent two float64 divisions per level and pixel. Same operations in the
+// same order as the CPU's sat_select_chunk. box_sum(width) returns the edge-replicated box sum.
+template <class BoxSum>
+__device__ __forceinline__ double search_levels(double centre, int scales, double eps, const double* offsets,
+                                                double table_scale, BoxSum&& box_sum) {
+#pragma unroll
+  for (int i = 0; i + 1 < core::kMaxLocalScales; ++i) {
+    if (i + 1 >= scales) break;
+    const int width = core::box_width(i + 1);
+    const double surround = core::box_level_response(box_sum(width), width, table_scale);
+    if (!core::activity_below<double>(centre, surround, __ldg(offsets + i), eps)) break;
+    centre = surround;
+  }
+  return centre;
+}
+
+template <class In, LocalPath P, DodgeVariant V>
+__global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArgs a) {
+  const int x = blockIdx.x * kBlockX + threadIdx.x, y = blockIdx.y * kBlockY + threadIdx.y;
+  const int w = a.width, h = a.height;
+  const core::LocalSettings s = *a.settings;
+  const std::size_t pitch = static_cast<std::size_t>(w) + 1;
+  [[maybe_unused]] const int ox = static_cast<int>(blockIdx.x) * kBlockX - kHalo;
+  [[maybe_unused]] const int oy = static_cast<int>(blockIdx.y) * kBlockY - kHalo;
+  if constexpr (P == LocalPath::sat_f64 && V == DodgeVariant::shared_tiles) {
+    __shared__ double win[kWinY][kWinX];
+    const bool needed = s.scales > 1 && s.epsilon > 0;
+    if (needed) {
+      for (int i = threadIdx.y * kBlockX + threadIdx.x; i < kWinX * kWinY; i += kBlockX * kBlockY) {
+        const int wx = i % kWinX, wy = i / kWinX;
+        const int tx = ox + wx, ty = oy + wy;
+        if (tx >= 0 && tx <= w && ty >= 0 && ty <= h) win[wy][wx] = __ldg(a.table + static_cast<std::size_t>(ty) * pitch + tx);
+      }
+    }
+    __syncthreads();
+    if (x >= w || y >= h) return;
+    float r, g, b, al;
+    load_pixel<In>(a.in + static_cast<std::size_t>(y) * a.in_stride, x, r, g, b, al);
+    const float lw = core::luminance_fma(r, g, b);
+    const float scale = static_cast<float>(s.lum_scale);
+    const float lum = lw * scale;
+    float v1 = lum;
+    if (needed) {
+      auto at = [&](int tx, int ty) -> double {
+        const int wx = tx - ox, wy = ty - oy;
+        if (wx >= 0 && wx < kWinX && wy >= 0 && wy < kWinY) return win[wy][wx];
+        return __ldg(a.table + static_cast<std::size_t>(ty) * pitch + tx);
+      };
+      auto rect = [&](const sat::BoxRect& bx) { return (at(bx.x1, bx.y1) - at(bx.x0, bx.y1)) - (at(bx.x1, bx.y0) - at(bx.x0, bx.y0)); };
+      const double tscale = static_cast<double>(scale);
+      const bool interior = x >= kHalo && x + kHalo + 1 <= w && y >= kHalo && y + kHalo + 1 <= h;
+      auto box = [&](int width) {
+        if (interior) {
+          const int rr = width >> 1;
+          return sat::box_sum(win[0], kWinX, sat::BoxRect{x - rr - ox, y - rr - oy, x + rr + 1 - ox, y + rr + 1 - oy});
+        }
+        return sat::box_sum_replicated_by<double>(rect, x, y, width, w, h);
+      };
+      v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
+    }
+    const float ld = core::reinhard_local_ld(lum, v1);
+    local_store(a, x, y, r, g, b, al, lw, ld);
+    return;
+  } else {
+    if (x >= w || y >= h) return;
+    float r, g, b, al;
+    load_pixel<In>(a.in + static_cast<std::size_t>(y) * a.in_stride, x, r, g, b, al);
+    const float lw = core::luminance_fma(r, g, b);
+    float ld;
+    if constexpr (P == LocalPath::gauss) {
+      const float scale = static_cast<float>(s.lum_scale);
+      ld = core::reinhard_local_ld(lw * scale, a.centre[static_cast<std::size_t>(y) * w + x]);
+    } else if constexpr (P == LocalPath::drago) {
+      const int nx = fitted_window(s.window, w), rx = nx / 2;
+      const int ny = fitted_window(s.window, h);
+      const int cx = x < rx ? rx : (x > w - 1 - rx ? w - 1 - rx : x);
+      const double* row = a.colsum + static_cast<std::size_t>(y) * w;
+      double sum = 0.0;
+      for (int k = cx - rx; k <= cx + rx; ++k) sum += row[k];
+      const float lwa = static_cast<float>(sum * (1.0 / (static_cast<double>(nx) * ny)));
+      ld = core::drago_local_ld<float>(lw, lwa, s);
+    } else {
+      const float scale = static_cast<float>(s.lum_scale);
+      const float lum = lw * scale;
+      float v1 = lum;
+      if (s.scales > 1 && s.epsilon > 0) {
+        const double tscale = static_cast<double>(scale);
+        if constexpr (P == LocalPath::sat_f64) {
+          auto rect = [&](const sat::BoxRect& bx) {
+            const double* top = a.table + static_cast<std::size_t>(bx.y0) * pitch;
+            const double* bottom = a.table + static_cast<std::size_t>(bx.y1) * pitch;
+            return (table_load<V>(bottom + bx.x1) - table_load<V>(bottom + bx.x0)) -
+                   (table_load<V>(top + bx.x1) - table_load<V>(top + bx.x0));
+          };
+          const bool interior = x >= kHalo && x + kHalo + 1 <= w && y >= kHalo && y + kHalo + 1 <= h;
+          auto box = [&](int width) {
+            if (interior) {  // sat::box_sum of the unclamped box
+              const int rr = width >> 1;
+              return rect(sat::BoxRect{x - rr, y - rr, x + rr + 1, y + rr + 1});
+            }
+            return sat::box_sum_replicated_by<double>(rect, x, y, width, w, h);
+          };
+          v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
+        } else {
+          auto rect = [&](const sat::BoxRect& bx) { return sat::tiled_rect_sum(a.hi, a.lo, a.tiled, bx); };
+          auto box = [&](int width) { return static_cast<double>(sat::box_sum_replicated_by<float>(rect, x, y, width, w, h)); };
+          v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
+        }
+      }
+      ld = core::reinhard_local_ld(lum, v1);
+    }
+    local_store(a, x, y, r, g, b, al, lw, ld);
+  }
+}
+
+template <class In>
+Status launch_map_in(LocalPath path, DodgeVariant v, const LocalMapArgs& a, cudaStream_t s) {
+  const dim3 block(kBlockX, kBlockY), grid((a.width + kBlockX - 1) / kBlockX, (a.height + kBlockY - 1) / kBlockY);
+  switch (path) {
+    case LocalPath::gauss: local_map_kernel<In, LocalPath::gauss, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
+    case LocalPath::drago: local_map_kernel<In, LocalPath::drago, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
+    case LocalPath::sat_tiled:
+      local_map_kernel<In, LocalPath::sat_tiled, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a);
+      break;
+    case LocalPath::sat_f64:
+      switch (v) {
+        case DodgeVariant::global_loads:
+          local_map_kernel<In, LocalPath::sat_f64, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a);
+          break;
+        case DodgeVariant::readonly_cache:
+          local_map_kernel<In, LocalPath::sat_f64, DodgeVariant::readonly_cache><<<grid, block, 0, s>>>(a);
+          break;
+        case DodgeVariant::shared_tiles:
+          local_map_kernel<In, LocalPath::sat_f64, DodgeVariant::shared_tiles><<<grid, block, 0, s>>>(a);
+          break;
+      }
+      break;
+  }
+  TK_CUDA_CHECK_LAUNCH("local_map_kernel");
+  return {};
+}
+
+template <class In>
+Status launch_lum_in(const unsigned char* src, std::size_t stride, int w, int h, float* plane, cudaStream_t s) {
+  const dim3 block(kBlockX, kBlockY), grid((w + kBlockX - 1) / kBlockX, (h + kBlockY - 1) / kBlockY);
+  luminance_plane_kernel<In><<<grid, block, 0, s>>>(src, stride, w, h, plane);
+  TK_CUDA_CHECK_LAUNCH("luminance_plane_kernel");
+  return {};
+}
+
+}  // namespace
+
+Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::size_t in_stride, int w, int h,
+                              float* plane, cudaStream_t s) {
+  switch (in) {
+    case InputFormat::rgb_f32: return launch_lum_in<InF32x3>(src, in_stride, w, h, plane, s);
+    case InputFormat::rgba_f32: return launch_lum_in<InF32x4>(src, in_stride, w, h, plane, s);
+    case InputFormat::rgba_f16: return launch_lum_in<InF16x4>(src, in_stride, w, h, plane, s);
+  }
+  return invalid_argument("unknown input format");
+}
+
+Status launch_local_settings(const core::LocalParams& p, const FrameStats* stats, core::LocalSettings* settings,
+                             double* offsets, cudaStream_t s) {
+  local_settings_kernel<<<1, 1, 0, s>>>(p, stats, settings, offsets);
+  TK_CUDA_CHECK_LAUNCH("local_settings_kernel");
+  return {};
+}
+
+Status launch_gauss_pyramid(const float* plane, int w, int h, const GaussWeights& gw, int max_scales,
+                            const core::LocalSettings* settings, float* tmp, float* centre, unsigned char* active,
+                            cudaStream_t s) {
+  const dim3 block(kBlockX, kBlockY), grid((w + kBlockX - 1) / kBlockX, (h + kBlockY - 1) / kBlockY);
+  for (int level = 0; level < max_scales; ++level) {
+    Taps t{};
+    t.r = gw.radius[level];
+    for (int k = 0; k <= t.r; ++k) t.w[k] = gw.w[level][k];
+    gauss_vertical<<<grid, block, 0, s>>>(plane, w, h, t, tmp);
+    TK_CUDA_CHECK_LAUNCH("gauss_vertical");
+    gauss_horizontal_search<<<grid, block, 0, s>>>(tmp, w, h, t, level, settings, centre, active);
+    TK_CUDA_CHECK_LAUNCH("gauss_horizontal_search");
+  }
+  return {};
+}
+
+Status launch_drago_columns(const float* plane, int w, int h, const core::LocalSettings* settings, double* colsum,
+                            cudaStream_t s) {
+  const dim3 block(kBlockX, kBlockY), grid((w + kBlockX - 1) / kBlockX, (h + kBlockY - 1) / kBlockY);
+  drago_columns<<<grid, block, 0, s>>>(plane, w, h, settings, colsum);
+  TK_CUDA_CHECK_LAUNCH("drago_columns");
+  return {};
+}
+
+Status launch_local_map(InputFormat in, LocalPath path, DodgeVariant variant, const LocalMapArgs& a, cudaStream_t s) {
+  switch (in) {
+    case InputFormat::rgb_f32: return launch_map_in<InF32x3>(path, variant, a, s);
+    case InputFormat::rgba_f32: return launch_map_in<InF32x4>(path, variant, a, s);
+    case InputFormat::rgba_f16: return launch_map_in<InF16x4>(path, variant, a, s);
+  }
+  return invalid_argument("unknown input format");
+}
+
+}  // namespace tonekit::cuda_local

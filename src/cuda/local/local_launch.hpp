@@ -1,0 +1,67 @@
+// Dispatch layer of the CUDA local operators: the plain data the kernels share and the launch
+// functions (local_kernels.cu); LocalToneMapper (local_tone_mapper.cu) owns the scratch and calls
+// them in order on one stream.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "core/local_settings.hpp"
+#include "sat/box_query.hpp"
+#include "tonekit/local_tone_mapper.hpp"
+
+namespace tonekit::cuda_local {
+
+constexpr int kMaxGaussTaps = 32;  // >= core::gaussian_radius(7) + 1 = 28
+
+// The reference's normalised 1-D Gaussian weights of every level (core::gaussian_weight, as
+// float), tabulated once on the host.
+struct GaussWeights {
+  float w[core::kMaxLocalScales][kMaxGaussTaps];
+  int radius[core::kMaxLocalScales];
+};
+GaussWeights make_gauss_weights();
+
+// What the final (map) kernel reads besides the input.
+struct LocalMapArgs {
+  const unsigned char* in = nullptr;
+  std::size_t in_stride = 0;
+  unsigned char* out = nullptr;
+  std::size_t out_stride = 0;
+  int width = 0, height = 0;
+  int out_code = 0;      // 0 u8, 1 u16, 2 half, 3 float
+  int out_channels = 4;
+  float saturation = 1.0f;
+  float gamma = 0.0f;    // 0 = sRGB
+  int dither = 1;
+  const core::LocalSettings* settings = nullptr;  // device
+  const double* offsets = nullptr;  // device: core::activity_offset(settings, i), i < kMaxLocalScales
+  const float* centre = nullptr;     // reinhard-local: V1(s_m) per pixel
+  const double* colsum = nullptr;    // drago-local: window column sums per pixel
+  const double* table = nullptr;     // reinhard-sat, float64 table
+  const float* hi = nullptr;         // reinhard-sat, tiled pairs
+  const float* lo = nullptr;
+  sat::TiledLayout tiled{};
+};
+
+enum class LocalPath { gauss, sat_tiled, sat_f64, drago };
+
+// Sanitised luminance L_w of every pixel (w x h floats, packed).
+Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::size_t in_stride, int w, int h,
+                              float* plane, cudaStream_t s);
+// core::make_local_settings_hd from the device statistics (a tonekit::FrameStats) into *settings,
+// and core::activity_offset(*settings, i) for every level into offsets[0, kMaxLocalScales) (the
+// search then does no float64 division per pixel).
+Status launch_local_settings(const core::LocalParams& p, const FrameStats* stats, core::LocalSettings* settings,
+                             double* offsets, cudaStream_t s);
+// reinhard-local: the Gaussian pyramid with the scale search after each level (centre, active),
+// `tmp` one plane of scratch. `max_scales` = the params' scales (levels beyond are not run).
+Status launch_gauss_pyramid(const float* plane, int w, int h, const GaussWeights& g, int max_scales,
+                            const core::LocalSettings* settings, float* tmp, float* centre, unsigned char* active,
+                            cudaStream_t s);
+// drago-local: Qian 2013 Eq 7 column sums (float64) of the fitted window, per pixel row.
+Status launch_drago_columns(const float* plane, int w, int h, const core::LocalSettings* settings, double* colsum,
+                            cudaStream_t s);
+Status launch_local_map(InputFormat in, LocalPath path, DodgeVariant variant, const LocalMapArgs& a, cudaStream_t s);
+
+}  // namespace tonekit::cuda_local

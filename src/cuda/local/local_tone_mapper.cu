@@ -1,0 +1,278 @@
+// LocalToneMapper: the device API of the local operators (include/tonekit/local_tone_mapper.hpp).
+// process() enqueues on the caller's stream, with no allocation and no host synchronisation:
+//   statistics (the global backend's fused pass, cuda::launch_stats) -> luminance plane ->
+//   core::make_local_settings_hd on the device -> local adaptation (summed-area table, Gaussian
+//   pyramid with the scale search, or window column sums) -> map (scale search of reinhard-sat
+//   fused here, curve, colour, transfer, quantise, store).
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/local_settings.hpp"
+#include "core/map_settings.hpp"
+#include "cuda/check.hpp"
+#include "cuda/local/local_launch.hpp"
+#include "cuda/local/sat_gpu.hpp"
+#include "cuda/pipeline.hpp"
+#include "tonekit/local_tone_mapper.hpp"
+
+namespace tonekit {
+
+const char* dodge_variant_name(DodgeVariant v) {
+  switch (v) {
+    case DodgeVariant::global_loads: return "global";
+    case DodgeVariant::readonly_cache: return "readonly";
+    case DodgeVariant::shared_tiles: return "shared";
+  }
+  return "?";
+}
+
+struct LocalToneMapper::Impl {
+  LocalToneMapperConfig cfg;
+  int sm_count = 0;
+  cuda::FrameGeometry geo;
+  core::LocalParams lp;
+  cuda::DeviceFrame* frame = nullptr;
+  cuda::StatsScratch stats;
+  core::LocalSettings* settings = nullptr;  // followed by kMaxLocalScales activity offsets
+  double* offsets = nullptr;
+  float* plane = nullptr;
+  // reinhard-sat
+  double* table = nullptr;
+  float* hi = nullptr;
+  float* lo = nullptr;
+  cuda_local::SatWork sat;
+  // reinhard-local
+  float* tmp = nullptr;
+  float* centre = nullptr;
+  unsigned char* active = nullptr;
+  cuda_local::GaussWeights gauss{};
+  // drago-local
+  double* colsum = nullptr;
+  float saturation = 1.0f, gamma = 0.0f;
+  int dither = 1;
+  cudaEvent_t ev[4] = {};
+  bool timings = false, ran = false;
+  cudaStream_t last_stream = nullptr;
+
+  ~Impl() {
+    for (void* p : {static_cast<void*>(frame), static_cast<void*>(stats.partials), static_cast<void*>(stats.partials2),
+                    static_cast<void*>(stats.total), stats.cub_temp, static_cast<void*>(settings), static_cast<void*>(plane),
+                    static_cast<void*>(table), static_cast<void*>(hi), static_cast<void*>(lo), static_cast<void*>(tmp),
+                    static_cast<void*>(centre), static_cast<void*>(active), static_cast<void*>(colsum)})
+      cudaFree(p);
+    cuda_local::sat_work_destroy(sat);
+    for (cudaEvent_t e : ev)
+      if (e) cudaEventDestroy(e);
+  }
+
+  // Host only (core::local_kind_for and local_params_from are host code in local_settings.hpp).
+  Status apply_params(const Params& p) {
+#if !defined(__CUDA_ARCH__)
+    const core::LocalKind kind = core::local_kind_for(p.op());
+    if (kind == core::LocalKind::none)
+      return unsupported(std::string("operator '") + p.op().id + "' is not local: use ToneMapper");
+    if (lp.kind != core::LocalKind::none && kind != lp.kind)
+      return invalid_argument("LocalToneMapper::set_params: another operator needs another LocalToneMapper");
+    lp = core::local_params_from(p);
+    const core::ColourSettings c = core::make_colour_settings(p);
+    saturation = static_cast<float>(c.saturation);
+    gamma = static_cast<float>(c.gamma);
+    dither = c.dither ? 1 : 0;
+#endif
+    return {};
+  }
+
+  Status init() {
+    if (cfg.device >= 0) TK_CUDA_CHECK(cudaSetDevice(cfg.device));
+    int device = 0;
+    TK_CUDA_CHECK(cudaGetDevice(&device));
+    TK_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    if (Status s = apply_params(cfg.params); !s.ok()) return s;
+    const int w = cfg.width, h = cfg.height;
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    geo.width = w;
+    geo.height = h;
+    geo.groups_per_row = (w + cuda::kGroup - 1) / cuda::kGroup;
+    geo.total_groups = static_cast<long long>(geo.groups_per_row) * h;
+    cuda::StatsScratchSizes z;
+    if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z); !s.ok()) return s;
+    stats.fused_grid = z.fused_grid;
+    stats.cub_temp_bytes = z.cub_temp_bytes;
+    TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(cuda::DeviceFrame)));
+    TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(cuda::DeviceFrame)));
+    TK_CUDA_CHECK(cudaMalloc(&stats.partials, z.partials * sizeof(cuda::StatsPartial)));
+    constexpr std::size_t kSettingsBytes = (sizeof(core::LocalSettings) + 15) / 16 * 16;
+    void* block = nullptr;
+    TK_CUDA_CHECK(cudaMalloc(&block, kSettingsBytes + core::kMaxLocalScales * sizeof(double)));
+    settings = static_cast<core::LocalSettings*>(block);
+    offsets = reinterpret_cast<double*>(static_cast<unsigned char*>(block) + kSettingsBytes);
+    TK_CUDA_CHECK(cudaMalloc(&plane, n * sizeof(float)));
+    switch (lp.kind) {
+      case core::LocalKind::reinhard_box:
+        // Both tables: `sat` may change between frames without reallocation.
+        TK_CUDA_CHECK(cudaMalloc(&table, sat::table_entries(w, h) * sizeof(double)));
+        TK_CUDA_CHECK(cudaMalloc(&hi, sat::tiled_entries(w, h) * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&lo, sat::tiled_entries(w, h) * sizeof(float)));
+        if (Status s = cuda_local::sat_work_create(w, h, sat); !s.ok()) return s;
+        break;
+      case core::LocalKind::reinhard_gauss:
+        TK_CUDA_CHECK(cudaMalloc(&tmp, n * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&centre, n * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&active, n));
+        gauss = cuda_local::make_gauss_weights();
+        break;
+      case core::LocalKind::drago_local: TK_CUDA_CHECK(cudaMalloc(&colsum, n * sizeof(double))); break;
+      case core::LocalKind::none: break;
+    }
+    for (cudaEvent_t& e : ev) TK_CUDA_CHECK(cudaEventCreate(&e));
+    timings = cfg.timings;
+    return {};
+  }
+};
+
+LocalToneMapper::LocalToneMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LocalToneMapper::~LocalToneMapper() = default;
+
+Result<std::unique_ptr<LocalToneMapper>> LocalToneMapper::create(const LocalToneMapperConfig& config) {
+  if (config.width <= 0 || config.height <= 0 || config.width > kMaxImageSide || config.height > kMaxImageSide ||
+      static_cast<std::int64_t>(config.width) * config.height > kMaxImagePixels)
+    return invalid_argument("LocalToneMapper: image size " + std::to_string(config.width) + "x" +
+                            std::to_string(config.height) + " out of range");
+  if (config.output.channels != 3 && config.output.channels != 4)
+    return invalid_argument("LocalToneMapper: output must have 3 or 4 channels");
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return Status{StatusCode::no_device,
+                  std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "no GPU present")};
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->cfg = config;
+  if (Status s = impl->init(); !s.ok()) return s;
+  return std::unique_ptr<LocalToneMapper>(new LocalToneMapper(std::move(impl)));
+}
+
+Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
+                                CUstream_st* stream) {
+  Impl& m = *impl_;
+  const LocalToneMapperConfig& c = m.cfg;
+  if (!device_in || !device_out) return invalid_argument("LocalToneMapper::process: null buffer");
+  const std::size_t in_row = input_pixel_bytes(c.input) * c.width;
+  const std::size_t out_row = bytes_per_channel(c.output.type) * c.output.channels * static_cast<std::size_t>(c.width);
+  if (in_stride == 0) in_stride = in_row;
+  if (out_stride == 0) out_stride = out_row;
+  if (in_stride < in_row || out_stride < out_row)
+    return invalid_argument("LocalToneMapper::process: row stride smaller than a row");
+  const std::size_t in_align = c.input == InputFormat::rgba_f16 ? 2 : 4;
+  if (reinterpret_cast<std::uintptr_t>(device_in) % in_align || in_stride % in_align ||
+      reinterpret_cast<std::uintptr_t>(device_out) % bytes_per_channel(c.output.type) ||
+      out_stride % bytes_per_channel(c.output.type))
+    return invalid_argument("LocalToneMapper::process: buffers and strides must be aligned to the channel size");
+  cudaStream_t s = stream;
+  const int w = c.width, h = c.height;
+  cuda::FrameGeometry g = m.geo;
+  g.in = static_cast<const unsigned char*>(device_in);
+  g.in_stride = in_stride;
+  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[0], s));
+  const core::CurveParams curve{};  // the statistics pass derives (unused) linear constants too
+  if (Status st = cuda::launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok())
+    return st;
+  if (Status st = cuda_local::launch_luminance_plane(c.input, g.in, in_stride, w, h, m.plane, s); !st.ok()) return st;
+  if (Status st = cuda_local::launch_local_settings(m.lp, &m.frame->stats, m.settings, m.offsets, s); !st.ok()) return st;
+  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[1], s));
+
+  cuda_local::LocalMapArgs a;
+  a.in = g.in;
+  a.in_stride = in_stride;
+  a.out = static_cast<unsigned char*>(device_out);
+  a.out_stride = out_stride;
+  a.width = w;
+  a.height = h;
+  a.out_code = c.output.type == PixelType::u8 ? 0 : c.output.type == PixelType::u16 ? 1 : c.output.type == PixelType::f16 ? 2 : 3;
+  a.out_channels = c.output.channels;
+  a.saturation = m.saturation;
+  a.gamma = m.gamma;
+  a.dither = m.dither;
+  a.settings = m.settings;
+  a.offsets = m.offsets;
+  cuda_local::LocalPath path = cuda_local::LocalPath::gauss;
+  const int scales = m.lp.scales < 1 ? 1 : (m.lp.scales > core::kMaxLocalScales ? core::kMaxLocalScales : m.lp.scales);
+  switch (m.lp.kind) {
+    case core::LocalKind::reinhard_box: {
+      const bool need_table = scales > 1 && m.lp.epsilon > 0;  // level 0 is the pixel itself
+      const auto algo = static_cast<sat::SatAlgorithm>(m.lp.sat);
+      if (algo == sat::SatAlgorithm::automatic && c.sat_auto == SatPrecision::tiled_f32_pairs) {
+        path = cuda_local::LocalPath::sat_tiled;
+        if (need_table)
+          if (Status st = cuda_local::build_sat_tiled_device(m.plane, w, h, w, m.hi, m.lo, s); !st.ok()) return st;
+        a.hi = m.hi;
+        a.lo = m.lo;
+        a.tiled = sat::tiled_layout(w, h);
+      } else {
+        path = cuda_local::LocalPath::sat_f64;
+        if (need_table)
+          if (Status st = cuda_local::build_sat_device(algo, m.plane, w, h, w, m.table, m.sat, s); !st.ok()) return st;
+        a.table = m.table;
+      }
+      break;
+    }
+    case core::LocalKind::reinhard_gauss:
+      path = cuda_local::LocalPath::gauss;
+      if (Status st = cuda_local::launch_gauss_pyramid(m.plane, w, h, m.gauss, scales, m.settings, m.tmp, m.centre, m.active, s);
+          !st.ok())
+        return st;
+      a.centre = m.centre;
+      break;
+    case core::LocalKind::drago_local:
+      path = cuda_local::LocalPath::drago;
+      if (Status st = cuda_local::launch_drago_columns(m.plane, w, h, m.settings, m.colsum, s); !st.ok()) return st;
+      a.colsum = m.colsum;
+      break;
+    case core::LocalKind::none: return invalid_argument("LocalToneMapper: no local operator");
+  }
+  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[2], s));
+  if (Status st = cuda_local::launch_local_map(c.input, path, c.variant, a, s); !st.ok()) return st;
+  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[3], s));
+  m.ran = true;
+  m.last_stream = s;
+  return {};
+}
+
+Status LocalToneMapper::set_params(const Params& params) {
+  if (Status s = impl_->apply_params(params); !s.ok()) return s;
+  impl_->cfg.params = params;
+  return {};
+}
+
+void LocalToneMapper::set_variant(DodgeVariant v) { impl_->cfg.variant = v; }
+
+Status LocalToneMapper::read_stats(FrameStats& stats) {
+  if (!impl_->ran) return invalid_argument("LocalToneMapper::read_stats: no frame processed yet");
+  TK_CUDA_CHECK(cudaStreamSynchronize(impl_->last_stream));
+  TK_CUDA_CHECK(cudaMemcpy(&stats, &impl_->frame->stats, sizeof(FrameStats), cudaMemcpyDeviceToHost));
+  return {};
+}
+
+void LocalToneMapper::enable_timings(bool on) { impl_->timings = on; }
+
+Status LocalToneMapper::read_timings(LocalStageTimings& t) {
+  Impl& m = *impl_;
+  if (!m.timings || !m.ran) return invalid_argument("LocalToneMapper::read_timings: timings off or no frame processed");
+  TK_CUDA_CHECK(cudaEventSynchronize(m.ev[3]));
+  float a = 0, b = 0, c = 0, d = 0;
+  TK_CUDA_CHECK(cudaEventElapsedTime(&a, m.ev[0], m.ev[1]));
+  TK_CUDA_CHECK(cudaEventElapsedTime(&b, m.ev[1], m.ev[2]));
+  TK_CUDA_CHECK(cudaEventElapsedTime(&c, m.ev[2], m.ev[3]));
+  TK_CUDA_CHECK(cudaEventElapsedTime(&d, m.ev[0], m.ev[3]));
+  t.stats_ms = a;
+  t.local_ms = b;
+  t.map_ms = c;
+  t.total_ms = d;
+  return {};
+}
+
+const LocalToneMapperConfig& LocalToneMapper::config() const { return impl_->cfg; }
+
+}  // namespace tonekit

@@ -1,0 +1,230 @@
+// The CUDA blur (BlurEngine, cuda_blur) against the CPU blur library, method by method
+// (style.md 10): every registry method on grey and RGBA images at 1x1, 31x17, 256x256 and
+// 1920x1080, random HDR data (values in [0, 1) with sparse spikes of 100) and hard edges, plus a
+// user stream, poisoned outputs and larger sigmas.
+// Tolerance: max |gpu - cpu| <= tol * max |cpu| over the image, tol by what differs:
+//  - gaussian 1e-6: both accumulate in float64; only the float rounding of the row pass differs.
+//  - separable, direct, reshuffle, pyramids, repeated-box, spreading 1e-5: float summation
+//    order and FMA contraction (bench/BLUR_NOTES.md "For the CUDA follow-up").
+//  - fft 2e-5: cuFFT vs FFTW, both float, different factorisations.
+//  - diffusion 2e-5: one rounding difference per step compounds over the steps.
+// Every test GTEST_SKIPs with the reason when there is no CUDA device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tonekit/blur.hpp"
+#include "tonekit/blur_cuda.hpp"
+
+using namespace tonekit;
+
+namespace {
+
+bool gpu_present(std::string& why) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    why = std::string("no CUDA device: ") + cudaGetErrorString(e);
+    cudaGetLastError();
+    return false;
+  }
+  if (n == 0) {
+    why = "no CUDA device present";
+    return false;
+  }
+  return true;
+}
+
+#define REQUIRE_GPU()                             \
+  do {                                            \
+    std::string why_;                             \
+    if (!gpu_present(why_)) GTEST_SKIP() << why_; \
+  } while (0)
+
+double tolerance(const std::string& id) {
+  if (id == "gaussian") return 1e-6;
+  if (id == "fft" || id == "diffusion") return 2e-5;
+  return 1e-5;
+}
+
+Image random_image(int w, int h, int c, unsigned seed) {
+  Image img(w, h, c);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (float& v : img.pixels) v = u(rng) < 0.002f ? 100.0f : u(rng);
+  return img;
+}
+
+// A bright square and a vertical step touching the borders: exercises the clamped edges.
+Image edge_image(int w, int h, int c) {
+  Image img(w, h, c);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < c; ++k) {
+        const bool square = x >= w / 4 && x < w / 2 && y >= h / 4 && y < h / 2;
+        img.pixels[(static_cast<size_t>(y) * w + x) * c + k] = (square ? 50.0f : 0.0f) + (x < w / 3 ? 1.0f : 0.1f * k);
+      }
+  return img;
+}
+
+struct Diff {
+  double max_abs = 0.0, ref_max = 0.0;
+  size_t non_finite = 0;
+};
+
+Diff compare(const Image& gpu, const Image& cpu) {
+  Diff d;
+  for (size_t i = 0; i < cpu.pixels.size(); ++i) {
+    if (!std::isfinite(gpu.pixels[i])) ++d.non_finite;
+    d.max_abs = std::max(d.max_abs, std::fabs(static_cast<double>(gpu.pixels[i]) - cpu.pixels[i]));
+    d.ref_max = std::max(d.ref_max, std::fabs(static_cast<double>(cpu.pixels[i])));
+  }
+  return d;
+}
+
+// Runs method on img on both backends; fails with the numbers when outside the tolerance.
+void check_method(const std::string& id, const Image& img, double sigma, const BlurSettings& settings = {}) {
+  auto plan = plan_blur(id, sigma, settings);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  auto cpu = blur(img, *plan);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().message();
+  auto gpu = cuda_blur(img, *plan);
+  if (!gpu.ok() && gpu.status().code() == StatusCode::unsupported) GTEST_SKIP() << gpu.status().message();
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  const Diff d = compare(*gpu, *cpu);
+  const double rel = d.max_abs / std::max(d.ref_max, 1e-30);
+  std::printf("[blur] %-13s %4dx%-4d c%d sigma %-5g %-28s max|diff| %.3g (%.3g of max %.3g)\n", id.c_str(), img.width,
+              img.height, img.channels, sigma, plan->describe().c_str(), d.max_abs, rel, d.ref_max);
+  EXPECT_EQ(d.non_finite, 0u) << id;
+  EXPECT_LE(rel, tolerance(id)) << id << " " << img.width << "x" << img.height << " c" << img.channels << " sigma "
+                                << sigma;
+}
+
+const std::vector<std::string>& method_ids() {
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> v;
+    for (const BlurMethodDesc* m : all_blur_methods()) v.push_back(m->id);
+    return v;
+  }();
+  return ids;
+}
+
+class GpuBlurMethod : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuBlurMethod, AwkwardSizesGreyAndRgba) {
+  REQUIRE_GPU();
+  const std::string id = GetParam();
+  const int sizes[][2] = {{1, 1}, {31, 17}, {17, 31}, {256, 256}};
+  unsigned seed = 1;
+  for (const auto& s : sizes)
+    for (int c : {1, 4}) {
+      check_method(id, random_image(s[0], s[1], c, seed++), 2.5);
+      check_method(id, edge_image(s[0], s[1], c), 2.5);
+    }
+}
+
+TEST_P(GpuBlurMethod, FullHdRgba) {
+  REQUIRE_GPU();
+  check_method(GetParam(), random_image(1920, 1080, 4, 7), 3.0);
+}
+
+TEST_P(GpuBlurMethod, LargerSigma) {
+  REQUIRE_GPU();
+  const std::string id = GetParam();
+  if (id == "direct" || id == "reshuffle" || id == "diffusion") {
+    check_method(id, edge_image(96, 80, 4), 6.0);  // O(sigma^2) per pixel (or steps): kept small
+    return;
+  }
+  check_method(id, random_image(300, 200, 4, 11), 12.0);
+  check_method(id, edge_image(300, 200, 1), 24.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMethods, GpuBlurMethod, ::testing::ValuesIn(method_ids()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(GpuBlur, VariantsAgree) {
+  REQUIRE_GPU();
+  const Image img = random_image(200, 130, 4, 21);
+  check_method("repeated-box", img, 5.0, {{"sat", "1"}});
+  check_method("repeated-box", img, 5.0, {{"passes", "5"}});
+  check_method("pyramid-quasi", img, 6.0, {{"refine", "0"}});
+  check_method("spreading", img, 0.0, {{"radius", "1"}});
+  Image rgb = random_image(45, 33, 3, 22);  // RGB travels as RGBA
+  check_method("separable", rgb, 2.0);
+}
+
+// Poisoned output (NaN bytes) on a user stream: every pixel written, same bits as the default stream.
+TEST(GpuBlur, UserStreamAndPoisonedOutput) {
+  REQUIRE_GPU();
+  const int w = 333, h = 127, c = 4;
+  const Image img = random_image(w, h, c, 31);
+  const size_t bytes = img.pixels.size() * sizeof(float);
+  for (const char* id : {"separable", "pyramid-quasi", "repeated-box", "diffusion", "spreading", "direct"}) {
+    auto plan = plan_blur(id, 3.0);
+    ASSERT_TRUE(plan.ok());
+    BlurEngineConfig cfg;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.channels = c;
+    cfg.plan = *plan;
+    auto engine = BlurEngine::create(cfg);
+    ASSERT_TRUE(engine.ok()) << engine.status().message();
+    float *din = nullptr, *d1 = nullptr, *d2 = nullptr;
+    ASSERT_EQ(cudaMalloc(&din, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d1, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d2, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(din, img.pixels.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(d1, 0xff, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemset(d2, 0xff, bytes), cudaSuccess);
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_TRUE((*engine)->run(din, d1, nullptr).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_TRUE((*engine)->run(din, d2, s).ok());
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    std::vector<float> a(img.pixels.size()), b(img.pixels.size());
+    ASSERT_EQ(cudaMemcpy(a.data(), d1, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(b.data(), d2, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    size_t bad = 0, differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      bad += !std::isfinite(a[i]);
+      differ += a[i] != b[i];
+    }
+    EXPECT_EQ(bad, 0u) << id;
+    EXPECT_EQ(differ, 0u) << id;
+    cudaStreamDestroy(s);
+    cudaFree(din);
+    cudaFree(d1);
+    cudaFree(d2);
+  }
+}
+
+TEST(GpuBlur, RejectsBadConfigs) {
+  auto plan = plan_blur("separable", 2.0);
+  ASSERT_TRUE(plan.ok());
+  BlurEngineConfig cfg;
+  cfg.width = 16;
+  cfg.height = 16;
+  cfg.channels = 3;
+  cfg.plan = *plan;
+  EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
+  cfg.channels = 4;
+  cfg.width = 0;
+  EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
+  cfg.width = 16;
+  cfg.plan = BlurPlan{};
+  EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,57 @@
+// The CUDA blur (issue 5): every method of the blur registry (include/tonekit/blur.hpp) on the
+// device, on float RGBA (4 channels, interleaved) or single-channel planes, borders clamped.
+// Device API in the style of ToneMapper: BlurEngine::create() resolves nothing itself (it takes
+// a BlurPlan from plan_blur, the one validator, so both backends run identical parameters),
+// allocates all scratch and uploads the weights once; run() blurs one frame on a stream with no
+// allocation and no host synchronisation. cuda_blur() is the host convenience (upload, run,
+// download; synchronises). Available when the build has CUDA (TONEKIT_HAS_CUDA); create()
+// reports no_device when no GPU is present. The fft method loads cuFFT (libcufft.so) at run
+// time; without it, create() for fft reports unsupported and every other method still works.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "tonekit/blur.hpp"
+#include "tonekit/image.hpp"
+#include "tonekit/status.hpp"
+
+struct CUstream_st;  // cudaStream_t without cuda_runtime.h
+
+namespace tonekit {
+
+struct BlurEngineConfig {
+  int width = 0;
+  int height = 0;
+  int channels = 4;  // 1 (grey plane) or 4 (RGBA, interleaved; alpha is blurred too)
+  BlurPlan plan;     // from plan_blur(method, sigma, settings)
+  int device = -1;   // -1: the current device
+};
+
+class BlurEngine {
+ public:
+  static Result<std::unique_ptr<BlurEngine>> create(const BlurEngineConfig& config);
+  ~BlurEngine();
+  BlurEngine(const BlurEngine&) = delete;
+  BlurEngine& operator=(const BlurEngine&) = delete;
+
+  // device_in, device_out: width x height pixels of `channels` floats, tightly packed, distinct.
+  // Asynchronous on `stream` (nullptr = the legacy default stream).
+  Status run(const float* device_in, float* device_out, CUstream_st* stream = nullptr);
+
+  const BlurEngineConfig& config() const;
+  std::size_t scratch_bytes() const;  // device memory held besides the caller's buffers
+  // Device bytes one run moves at the least (input read once, output written once).
+  std::size_t floor_bytes() const;
+
+ private:
+  struct Impl;
+  explicit BlurEngine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Host convenience: 1- or 4-channel float image in, blurred image out (synchronises).
+Result<Image> cuda_blur(const Image& in, const BlurPlan& plan);
+Result<Image> cuda_blur(const Image& in, std::string_view method, double sigma, const BlurSettings& settings = {});
+
+}  // namespace tonekit

@@ -26,6 +26,10 @@ struct BlurEngineConfig {
   int channels = 4;  // 1 (grey plane) or 4 (RGBA, interleaved; alpha is blurred too)
   BlurPlan plan;     // from plan_blur(method, sigma, settings)
   int device = -1;   // -1: the current device
+  // Tuning: `separable` in one fused pass (rows into a shared-memory ring, then columns) instead
+  // of two passes through a device-memory intermediate. Off until measured on the device
+  // (bench/BLUR_NOTES.md "CUDA": the two-pass version is 2.6x its byte floor at 4K, sigma 6).
+  bool separable_fused = false;
 };
 
 class BlurEngine {

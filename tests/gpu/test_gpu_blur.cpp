@@ -146,7 +146,9 @@ TEST_P(GpuBlurMethod, LargerSigma) {
   check_method(id, edge_image(300, 200, 1), 24.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllMethods, GpuBlurMethod, ::testing::ValuesIn(method_ids()),
+// Prefix GpuBlur so that --gtest_filter='GpuBlur*' selects these too (full name
+// GpuBlurAll/GpuBlurMethod.Test/method).
+INSTANTIATE_TEST_SUITE_P(GpuBlurAll, GpuBlurMethod, ::testing::ValuesIn(method_ids()),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '-', '_');
@@ -208,6 +210,52 @@ TEST(GpuBlur, UserStreamAndPoisonedOutput) {
     cudaFree(d1);
     cudaFree(d2);
   }
+}
+
+// The one-pass separable kernel (BlurEngineConfig::separable_fused) against the CPU separable
+// blur: strip and chunk edges (128 / 32 rows, 64 / 256 pixels), partial chunks, radii up to the
+// ring's limit; 1e-5 of the image max as the two-pass kernels.
+TEST(GpuBlur, FusedSeparableMatchesCpu) {
+  REQUIRE_GPU();
+  const int sizes[][2] = {{1, 1}, {31, 17}, {65, 129}, {256, 256}, {333, 127}, {1920, 1080}};
+  unsigned seed = 41;
+  for (const auto& sz : sizes)
+    for (int c : {1, 4})
+      for (double sigma : {1.0, 2.5, 6.0, 15.0}) {
+        if (sz[0] >= 1920 && sigma != 6.0) continue;
+        const int w = sz[0], h = sz[1];
+        const Image img = (seed & 1) ? random_image(w, h, c, seed) : edge_image(w, h, c);
+        ++seed;
+        auto plan = plan_blur("separable", sigma);
+        ASSERT_TRUE(plan.ok());
+        auto cpu = blur(img, *plan);
+        ASSERT_TRUE(cpu.ok());
+        BlurEngineConfig cfg;
+        cfg.width = w;
+        cfg.height = h;
+        cfg.channels = c;
+        cfg.plan = *plan;
+        cfg.separable_fused = true;
+        auto engine = BlurEngine::create(cfg);
+        ASSERT_TRUE(engine.ok()) << engine.status().message();
+        const size_t bytes = img.pixels.size() * sizeof(float);
+        float *din = nullptr, *dout = nullptr;
+        ASSERT_EQ(cudaMalloc(&din, bytes), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&dout, bytes), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(din, img.pixels.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemset(dout, 0xff, bytes), cudaSuccess);  // NaN poison
+        ASSERT_TRUE((*engine)->run(din, dout, nullptr).ok());
+        Image gpu(w, h, c);
+        ASSERT_EQ(cudaMemcpy(gpu.pixels.data(), dout, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+        cudaFree(din);
+        cudaFree(dout);
+        const Diff d = compare(gpu, *cpu);
+        const double rel = d.max_abs / std::max(d.ref_max, 1e-30);
+        std::printf("[blur] %-13s %4dx%-4d c%d sigma %-5g %-28s max|diff| %.3g (%.3g of max %.3g)\n", "fused-sep", w, h,
+                    c, sigma, plan->describe().c_str(), d.max_abs, rel, d.ref_max);
+        EXPECT_EQ(d.non_finite, 0u) << w << "x" << h << " c" << c << " sigma " << sigma;
+        EXPECT_LE(rel, 1e-5) << w << "x" << h << " c" << c << " sigma " << sigma;
+      }
 }
 
 TEST(GpuBlur, RejectsBadConfigs) {

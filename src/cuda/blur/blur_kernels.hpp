@@ -22,6 +22,13 @@ bool separable_fits(int radius, int channels);  // the row pass's shared tile fi
 Status separable(const float* in, float* tmp, float* out, int w, int h, int channels, const double* weights,
                  int radius, bool f64, cudaStream_t s);
 
+// The same convolution (float accumulation) in one pass: rows filtered into a shared-memory ring,
+// columns from the ring; the intermediate never reaches device memory. Radii whose ring does not
+// fit (separable_fused_fits false, about r > 50 for RGBA) take the two-pass path.
+bool separable_fused_fits(int radius, int channels);
+Status separable_fused(const float* in, float* out, int w, int h, int channels, const double* weights, int radius,
+                       cudaStream_t s);
+
 // Direct 2D convolution, or Porikli's reshuffling: weights grouped into linkage sets.
 // offsets[i] = (dx, dy) for i < n_offsets, ordered by group; group g covers offsets
 // [group_end[g - 1], group_end[g]) and has weight group_weight[g]. Direct: one offset per group.

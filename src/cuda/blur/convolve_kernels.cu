@@ -143,6 +143,113 @@ __global__ void __launch_bounds__(128) sep_cols_kernel(const float* __restrict__
     if (y0 + k < h) store_pix<C, A>(out + static_cast<size_t>(y0 + k) * pitch + static_cast<size_t>(x) * C, acc[k]);
 }
 
+// Fused separable pass (one read of the input, one write of the output): a block owns a strip
+// of FX = 256 / C pixels x kStrip rows and walks down it in chunks of kChunk output rows. Phase
+// A: each warp filters whole input rows horizontally (the row pass's staging and register-blocked
+// window, per warp) into a ring of kChunk + 2r filtered rows in shared memory; phase B: each
+// thread owns one (channel, pixel) column of the ring and computes K rows at a time with the
+// same sliding window, staged back through shared memory for 16-byte coalesced stores. The
+// intermediate never reaches device memory; the horizontal work is repeated for 2r halo rows per
+// strip ((kStrip + 2r) / kStrip). Ring slots start zeroed so the zero-weight padding taps only
+// ever multiply finite values.
+constexpr int kChunk = 32;
+constexpr int kStrip = 128;
+constexpr int kFusedThreads = 256;
+template <int C>
+__global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                                                  int w, int h, const double* __restrict__ weights,
+                                                                  int radius, int taps) {
+  constexpr int FX = 256 / C, kLanesPerChannel = 32 / C;
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* wsh = reinterpret_cast<float*>(smem);
+  const int span = FX + taps, sstride = plane_stride(span);
+  float* stage = wsh + ((taps + 3) & ~3);
+  float* ring = stage + 8 * C * sstride;
+  const int ring_rows = kChunk + 2 * radius, ring_row = C * FX;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int x0 = blockIdx.x * FX, ys = blockIdx.y * kStrip, ye = min(ys + kStrip, h);
+  for (int i = tid; i < taps; i += kFusedThreads) wsh[i] = static_cast<float>(weights[i]);
+  for (int i = tid; i < ring_rows * ring_row; i += kFusedThreads) ring[i] = 0.0f;
+  __syncthreads();
+  auto slot = [&](int j) { return (j + radius) % ring_rows; };  // j >= ys - radius >= -radius
+  int next_row = ys - radius;
+  for (int yc = ys; yc < ye; yc += kChunk) {
+    const int need = min(yc + kChunk, ye) - 1 + radius;
+    // Phase A: filtered rows next_row..need, one warp per row.
+    float* st = stage + warp * C * sstride;
+    const int c = lane / kLanesPerChannel, base = (lane % kLanesPerChannel) * K;
+    for (int j = next_row + warp; j <= need; j += 8) {
+      const float* row = in + static_cast<size_t>(clampi(j, 0, h - 1)) * w * C;
+      for (int i = lane; i < span; i += 32) {
+        const Pix<C, float> p = load_pix<C>(row + static_cast<size_t>(clampi(x0 - radius + i, 0, w - 1)) * C);
+#pragma unroll
+        for (int cc = 0; cc < C; ++cc) st[cc * sstride + padded_index(i)] = p.v[cc];
+      }
+      __syncwarp();
+      const float* plane = st + c * sstride;
+      float acc[K], v[2 * K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) acc[k] = 0.0f;
+#pragma unroll
+      for (int u = 0; u < K; ++u) v[u] = plane[padded_index(base + u)];
+      for (int t0 = 0; t0 < taps; t0 += K) {
+#pragma unroll
+        for (int u = 0; u < K; ++u) v[K + u] = plane[padded_index(base + t0 + K + u)];
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+          const float wu = wsh[t0 + u];
+#pragma unroll
+          for (int k = 0; k < K; ++k) acc[k] += wu * v[k + u];
+        }
+#pragma unroll
+        for (int u = 0; u < K; ++u) v[u] = v[K + u];
+      }
+      float* dst = ring + slot(j) * ring_row + c * FX + base;
+#pragma unroll
+      for (int k = 0; k < K; ++k) dst[k] = acc[k];
+      __syncwarp();  // the staging row is reused
+    }
+    next_row = need + 1;
+    __syncthreads();
+    // Phase B: outputs yc .. min(yc + kChunk, ye) - 1, K rows per step.
+    const int bc = tid / FX, px = tid % FX;
+    const float* col = ring + bc * FX + px;
+    for (int y0 = yc; y0 < min(yc + kChunk, ye); y0 += K) {
+      float acc[K], v[2 * K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) acc[k] = 0.0f;
+#pragma unroll
+      for (int u = 0; u < K; ++u) v[u] = col[slot(y0 - radius + u) * ring_row];
+      for (int t0 = 0; t0 < taps; t0 += K) {
+#pragma unroll
+        for (int u = 0; u < K; ++u) v[K + u] = col[slot(y0 - radius + t0 + K + u) * ring_row];
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+          const float wu = wsh[t0 + u];
+#pragma unroll
+          for (int k = 0; k < K; ++k) acc[k] += wu * v[k + u];
+        }
+#pragma unroll
+        for (int u = 0; u < K; ++u) v[u] = v[K + u];
+      }
+      // Stage K output rows [k][c][px] in the (idle) staging area, then 16-byte stores.
+#pragma unroll
+      for (int k = 0; k < K; ++k) stage[(k * C + bc) * FX + px] = acc[k];
+      __syncthreads();
+      for (int i = tid; i < K * FX; i += kFusedThreads) {
+        const int k = i / FX, p = i % FX, y = y0 + k, x = x0 + p;
+        if (y < ye && x < w) {
+          Pix<C, float> o;
+#pragma unroll
+          for (int cc = 0; cc < C; ++cc) o.v[cc] = stage[(k * C + cc) * FX + p];
+          store_pix<C, float>(out + (static_cast<size_t>(y) * w + x) * C, o);
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
 // Direct / reshuffled 2D convolution. Block 16 x 16, one output pixel per thread. Tiled: the
 // (16 + 2r)^2 input window in shared memory, one plane per channel (consecutive x -> consecutive
 // banks); otherwise (large r) reads through L1 with clamped coordinates.
@@ -234,7 +341,34 @@ Status conv2d_t(const float* in, float* out, int w, int h, const Kernel2D& k, si
 
 dim3 grid2d(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
 
+size_t fused_smem(int radius, int channels) {
+  const int taps = separable_taps(radius), fx = 256 / channels;
+  return sizeof(float) * (static_cast<size_t>((taps + 3) & ~3) + 8u * channels * plane_stride(fx + taps) +
+                          static_cast<size_t>(kChunk + 2 * radius) * channels * fx);
+}
+constexpr size_t kMaxFusedSmem = 150 * 1024;
+
+template <int C>
+Status separable_fused_t(const float* in, float* out, int w, int h, const double* weights, int radius, cudaStream_t s) {
+  const size_t smem = fused_smem(radius, C);
+  if (Status st = allow_smem(sep_fused_kernel<C>, smem); !st.ok()) return st;
+  const dim3 grid((w + 256 / C - 1) / (256 / C), (h + kStrip - 1) / kStrip);
+  sep_fused_kernel<C><<<grid, kFusedThreads, smem, s>>>(in, out, w, h, weights, radius, separable_taps(radius));
+  TK_CUDA_CHECK_LAUNCH("sep_fused_kernel");
+  return {};
+}
+
 }  // namespace
+
+bool separable_fused_fits(int radius, int channels) { return fused_smem(radius, channels) <= kMaxFusedSmem; }
+
+Status separable_fused(const float* in, float* out, int w, int h, int channels, const double* weights, int radius,
+                       cudaStream_t s) {
+  if (!separable_fused_fits(radius, channels))
+    return invalid_argument("cuda blur: radius " + std::to_string(radius) + " too large for the fused separable kernel");
+  return channels == 4 ? separable_fused_t<4>(in, out, w, h, weights, radius, s)
+                       : separable_fused_t<1>(in, out, w, h, weights, radius, s);
+}
 
 int separable_taps(int radius) { return (2 * radius + 1 + K - 1) / K * K; }
 

@@ -136,7 +136,7 @@ Status fft_create(int w, int h, int channels, const BlurKernel2D& k, FftBlur& f)
     for (int dx = -r; dx <= r; ++dx)
       kr[static_cast<size_t>((dy + f.H) % f.H) * f.W + (dx + f.W) % f.W] = k.at(-dx, -dy) * norm;
   TK_CUDA_CHECK(cudaMemcpy(f.real, kr.data(), sizeof(float) * real_n, cudaMemcpyHostToDevice));
-  int one = 0;
+  int one = -1;
   if (Status s = make_plan(&one, f.W, f.H, 1, CUFFT_R2C); !s.ok()) return s;
   const cufftResult e = api.exec_r2c(static_cast<cufftHandle>(one), f.real, reinterpret_cast<cufftComplex*>(f.kernel_spec));
   api.destroy(static_cast<cufftHandle>(one));
@@ -167,8 +167,8 @@ Status fft_run(FftBlur& f, const float* in, float* out, cudaStream_t s) {
 }
 
 void fft_destroy(FftBlur& f) {
-  if (f.fwd) cufft().destroy(static_cast<cufftHandle>(f.fwd));
-  if (f.inv) cufft().destroy(static_cast<cufftHandle>(f.inv));
+  if (f.fwd >= 0) cufft().destroy(static_cast<cufftHandle>(f.fwd));
+  if (f.inv >= 0) cufft().destroy(static_cast<cufftHandle>(f.inv));
   cudaFree(f.real);
   cudaFree(f.spec);
   cudaFree(f.kernel_spec);

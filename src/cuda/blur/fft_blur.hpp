@@ -14,7 +14,7 @@ namespace tonekit::gpu_blur {
 struct FftBlur {
   int w = 0, h = 0, channels = 0, radius = 0;
   int W = 0, H = 0;  // transform size: >= (w + 2r) x (h + 2r), factors 2, 3, 5, 7 (as the CPU's FFTW path)
-  int fwd = 0, inv = 0;  // cufftHandle
+  int fwd = -1, inv = -1;  // cufftHandle; -1: none
   float* real = nullptr;   // channels x W x H, planar
   float2* spec = nullptr;  // channels x (W / 2 + 1) x H
   float2* kernel_spec = nullptr;  // (W / 2 + 1) x H, the 1 / (W H) folded in

@@ -1,7 +1,3 @@
-// Frame statistics in one pass over the input (architecture.md stage 1): sanitised BT.709
-// luminance, sum of log(delta + L) in float64, min, max, smallest positive, and the NaN / Inf /
-// negative pixel counts. Rows are split into one band per thread; bands merge in order, so the
-// result does not depend on scheduling.
 #include "cpu/stats.hpp"
 
 #include <algorithm>
@@ -14,35 +10,12 @@
 #include "cpu/pixel_access.hpp"
 
 namespace tonekit::cpu {
-namespace {
 
-struct Partial {
-  LuminanceReduction lum{std::numeric_limits<float>::infinity(), 0.0f, std::numeric_limits<float>::infinity(), 0.0};
-  BadPixelCounts bad;
-};
-
-}  // namespace
-
-FrameStats compute_stats(const ImageView& in) {
-  std::vector<Partial> partials(band_count(in.height));
-  parallel_rows(in.height, [&](int band, int y0, int y1) {
-    Partial p;
-    Chunk chunk;
-    for (int y = y0; y < y1; ++y) {
-      const void* row = in.row<const void>(y);
-      for (int x0 = 0; x0 < in.width; x0 += kChunk) {
-        const int n = std::min(kChunk, in.width - x0);
-        load_luminance_chunk(row, x0, n, in.channels, in.type, chunk);
-        reduce_luminance(chunk, n, p.lum);
-        count_bad_pixels(row, x0, n, in.channels, in.type, p.bad);
-      }
-    }
-    partials[band] = p;
-  });
+FrameStats merge_stats(const std::vector<StatsPartial>& partials, std::uint64_t pixel_count) {
   FrameStats s;
-  s.pixel_count = static_cast<std::uint64_t>(in.width) * in.height;
-  Partial t;
-  for (const Partial& p : partials) {
+  s.pixel_count = pixel_count;
+  StatsPartial t;
+  for (const StatsPartial& p : partials) {
     t.lum.log_sum += p.lum.log_sum;
     t.lum.min = std::min(t.lum.min, p.lum.min);
     t.lum.max = std::max(t.lum.max, p.lum.max);
@@ -57,6 +30,10 @@ FrameStats compute_stats(const ImageView& in) {
   s.min_positive_luminance = t.lum.min_positive < std::numeric_limits<float>::infinity() ? t.lum.min_positive : 0.0;
   s.nan_count = t.bad.nan; s.inf_count = t.bad.inf; s.negative_count = t.bad.negative;
   return s;
+}
+
+FrameStats compute_stats(const ImageView& in) {
+  return compute_stats_with(in, [](int, const float*, int, int) {});
 }
 
 std::vector<std::uint64_t> log_luminance_histogram(const ImageView& in, const FrameStats& stats, int bins) {

@@ -1,10 +1,50 @@
+// The CPU statistics pass (architecture.md stage 1): sanitised BT.709 luminance, sum of
+// log(delta + L) in float64, min, max, smallest positive, and the NaN / Inf / negative pixel
+// counts, in one read of the input. Rows are split into one band per thread; the bands merge in
+// order, so the result does not depend on scheduling.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
+#include "cpu/map_kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "tonekit/tonemap.hpp"
 
 namespace tonekit::cpu {
+
+struct StatsPartial {
+  LuminanceReduction lum{std::numeric_limits<float>::infinity(), 0.0f, std::numeric_limits<float>::infinity(), 0.0};
+  BadPixelCounts bad;
+};
+
+// The bands' partial results, merged in band order.
+FrameStats merge_stats(const std::vector<StatsPartial>& partials, std::uint64_t pixel_count);
+
+// The statistics pass; row_sink(y, lw, n, x0) receives each chunk of sanitised L_w of row y, so
+// a caller can build what it needs from the luminance (a summed-area table's row prefixes, a
+// luminance plane) in the same read of the input. compute_stats is this with no sink.
+template <class RowSink>
+FrameStats compute_stats_with(const ImageView& in, RowSink&& row_sink) {
+  std::vector<StatsPartial> partials(band_count(in.height));
+  parallel_rows(in.height, [&](int band, int y0, int y1) {
+    StatsPartial p;
+    Chunk chunk;
+    for (int y = y0; y < y1; ++y) {
+      const void* row = in.row<const void>(y);
+      for (int x0 = 0; x0 < in.width; x0 += kChunk) {
+        const int n = std::min(kChunk, in.width - x0);
+        load_luminance_chunk(row, x0, n, in.channels, in.type, chunk);
+        reduce_luminance(chunk, n, p.lum);
+        count_bad_pixels(row, x0, n, in.channels, in.type, p.bad);
+        row_sink(y, static_cast<const float*>(chunk.lw), n, x0);
+      }
+    }
+    partials[band] = p;
+  });
+  return merge_stats(partials, static_cast<std::uint64_t>(in.width) * in.height);
+}
 
 // Histogram of log luminance over the positive pixels, bins spanning
 // [log min_positive, log max] (core::histogram_range); a second pass once stats are known.

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cli_common.hpp"
+#include "tonekit/blur.hpp"
 #include "tonekit/synth.hpp"
 
 namespace tonekit::cli {
@@ -35,6 +36,7 @@ struct Source {
   std::string name;  // file-safe, unique
   std::string path;  // empty for a synthetic scene
   std::string scene;
+  double glare = 0.0;  // glare/bloom strength added before mapping (0: none)
 };
 
 struct Cell {
@@ -163,11 +165,15 @@ int run_demo(const DemoOptions& o) {
   // The images: scenes first, then the folder's HDR files.
   std::vector<Source> sources;
   std::set<std::string> names;
-  auto add = [&](std::string name, std::string path, std::string scene) {
+  auto add = [&](std::string name, std::string path, std::string scene, double glare = 0.0) {
     std::string unique = safe_name(name);
     for (int k = 2; names.count(unique); ++k) unique = safe_name(name) + "-" + std::to_string(k);
     names.insert(unique);
-    sources.push_back({unique, std::move(path), std::move(scene)});
+    sources.push_back({unique, std::move(path), std::move(scene), glare});
+  };
+  // The night drive once more with glare on the headlights and lamps (map --glare 0.08).
+  auto add_glare_row = [&] {
+    if (names.count("night-drive")) add("night-drive-glare", "", "night-drive", 0.08);
   };
   if (o.scenes.empty()) {
     for (const synth::SceneInfo& s : synth::all_scenes()) add(s.id, "", s.id);
@@ -177,6 +183,7 @@ int run_demo(const DemoOptions& o) {
       add(id, "", id);
     }
   }
+  add_glare_row();
   std::string folder = o.images;
   if (folder.empty())
     if (const char* env = std::getenv("DEMO_IMAGES")) folder = env;
@@ -220,6 +227,12 @@ int run_demo(const DemoOptions& o) {
       rows.push_back(row);
       step += static_cast<int>(ops.size());
       continue;
+    }
+    if (src.glare > 0) {
+      GlareParams glare;
+      glare.strength = src.glare;
+      if (Status s = apply_glare(*image, glare); !s.ok()) worst = std::max(worst, report(s));
+      row.origin = "synthetic scene with --glare " + std::to_string(src.glare).substr(0, 4);
     }
     row.width = image->width;
     row.height = image->height;

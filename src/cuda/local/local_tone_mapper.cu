@@ -11,6 +11,7 @@
 #include "core/local_settings.hpp"
 #include "core/map_settings.hpp"
 #include "cuda/check.hpp"
+#include "cuda/frame_checks.hpp"
 #include "cuda/local/local_launch.hpp"
 #include "cuda/local/sat_gpu.hpp"
 #include "cuda/pipeline.hpp"
@@ -135,19 +136,8 @@ LocalToneMapper::LocalToneMapper(std::unique_ptr<Impl> impl) : impl_(std::move(i
 LocalToneMapper::~LocalToneMapper() = default;
 
 Result<std::unique_ptr<LocalToneMapper>> LocalToneMapper::create(const LocalToneMapperConfig& config) {
-  if (config.width <= 0 || config.height <= 0 || config.width > kMaxImageSide || config.height > kMaxImageSide ||
-      static_cast<std::int64_t>(config.width) * config.height > kMaxImagePixels)
-    return invalid_argument("LocalToneMapper: image size " + std::to_string(config.width) + "x" +
-                            std::to_string(config.height) + " out of range");
-  if (config.output.channels != 3 && config.output.channels != 4)
-    return invalid_argument("LocalToneMapper: output must have 3 or 4 channels");
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    cudaGetLastError();
-    return Status{StatusCode::no_device,
-                  std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "no GPU present")};
-  }
+  if (Status s = cuda::check_frame_config("LocalToneMapper", config.width, config.height, config.output); !s.ok()) return s;
+  if (Status s = cuda::check_device_present(); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;
   if (Status s = impl->init(); !s.ok()) return s;
@@ -158,18 +148,10 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
                                 CUstream_st* stream) {
   Impl& m = *impl_;
   const LocalToneMapperConfig& c = m.cfg;
-  if (!device_in || !device_out) return invalid_argument("LocalToneMapper::process: null buffer");
-  const std::size_t in_row = input_pixel_bytes(c.input) * c.width;
-  const std::size_t out_row = bytes_per_channel(c.output.type) * c.output.channels * static_cast<std::size_t>(c.width);
-  if (in_stride == 0) in_stride = in_row;
-  if (out_stride == 0) out_stride = out_row;
-  if (in_stride < in_row || out_stride < out_row)
-    return invalid_argument("LocalToneMapper::process: row stride smaller than a row");
-  const std::size_t in_align = c.input == InputFormat::rgba_f16 ? 2 : 4;
-  if (reinterpret_cast<std::uintptr_t>(device_in) % in_align || in_stride % in_align ||
-      reinterpret_cast<std::uintptr_t>(device_out) % bytes_per_channel(c.output.type) ||
-      out_stride % bytes_per_channel(c.output.type))
-    return invalid_argument("LocalToneMapper::process: buffers and strides must be aligned to the channel size");
+  if (Status st = cuda::check_frame_buffers("LocalToneMapper", c.input, c.output, c.width, device_in, in_stride, device_out,
+                                                 out_stride);
+      !st.ok())
+    return st;
   cudaStream_t s = stream;
   const int w = c.width, h = c.height;
   cuda::FrameGeometry g = m.geo;

@@ -4,6 +4,7 @@
 // temporary file + rename, so a failed run never leaves a partial output behind.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -165,7 +166,16 @@ int run_map(const MapOptions& o) {
       OutputImage out;
       // Glare/bloom is added to the scene before tone mapping (src/blur/glare.cpp; on the host).
       if (o.glare.strength > 0) status = apply_glare(*image, o.glare);
-      if (status.ok()) status = tone_map(*image, *params, spec->format, *backend, out);
+      FrameStats stats;
+      if (status.ok()) status = tone_map(*image, *params, spec->format, *backend, out, &stats);
+      // Sanitised pixels are reported, not fatal (README "Bad pixels"): one line on stderr.
+      if (status.ok() && (stats.nan_count || stats.inf_count || stats.negative_count)) {
+        progress.finish();
+        std::fprintf(stderr, "tonekit: warning: %s: sanitised %llu NaN, %llu Inf and %llu negative pixels\n",
+                     j.input.c_str(), static_cast<unsigned long long>(stats.nan_count),
+                     static_cast<unsigned long long>(stats.inf_count),
+                     static_cast<unsigned long long>(stats.negative_count));
+      }
       if (status.ok() && batch) {
         // Batch patterns may name folders that do not exist yet (out/{op}/{name}.png).
         std::error_code ec;

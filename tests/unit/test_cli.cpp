@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -348,4 +350,19 @@ TEST_F(Cli, GlareBrightensAroundLightsAndValidates) {
   EXPECT_GT(sum_glare, sum_plain * 1.001) << "glare adds light around the bright sources";
   expect_failure("map in.exr out.png --glare 11", 1, "--glare");
   expect_failure("map in.exr out.png --glare-radius 0.9", 1, "--glare-radius");
+}
+
+TEST_F(Cli, BadPixelsAreSanitisedAndReported) {
+  Image img(4, 2, 3);
+  for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = 0.5f + static_cast<float>(i);
+  img.pixels[0] = std::numeric_limits<float>::quiet_NaN();
+  img.pixels[4] = std::numeric_limits<float>::infinity();
+  img.pixels[8] = -2.0f;
+  ASSERT_TRUE(io::write_pfm((dir_ / "bad.pfm").string(), img).ok());
+  const RunResult r = run("map bad.pfm out.pfm --backend cpu");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("tonekit: warning: bad.pfm: sanitised 1 NaN, 1 Inf and 1 negative pixels"), std::string::npos) << r.err;
+  auto out = io::read_image((dir_ / "out.pfm").string());
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  for (float v : out->pixels) EXPECT_TRUE(std::isfinite(v) && v >= 0.0f && v <= 1.0f) << v;
 }

@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "gpu/gpu_test_support.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/blur_cuda.hpp"
 
@@ -27,26 +28,7 @@ using namespace tonekit;
 
 namespace {
 
-bool gpu_present(std::string& why) {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    why = std::string("no CUDA device: ") + cudaGetErrorString(e);
-    cudaGetLastError();
-    return false;
-  }
-  if (n == 0) {
-    why = "no CUDA device present";
-    return false;
-  }
-  return true;
-}
 
-#define REQUIRE_GPU()                             \
-  do {                                            \
-    std::string why_;                             \
-    if (!gpu_present(why_)) GTEST_SKIP() << why_; \
-  } while (0)
 
 double tolerance(const std::string& id) {
   if (id == "gaussian") return 1e-6;

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/gpu_test_support.hpp"
 #include "core/colour_parts.hpp"
 #include "core/half.hpp"
 #include "core/local_settings.hpp"
@@ -39,22 +40,6 @@ using namespace tonekit;
 
 namespace {
 
-bool gpu_present(std::string& why) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0) {
-    why = e != cudaSuccess ? std::string("no CUDA device: ") + cudaGetErrorString(e) : "no CUDA device present";
-    cudaGetLastError();
-    return false;
-  }
-  return true;
-}
-#define REQUIRE_GPU()                             \
-  do {                                            \
-    std::string why_;                             \
-    if (!gpu_present(why_)) GTEST_SKIP() << why_; \
-  } while (0)
-#define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
 
 int in_channels(InputFormat f) { return f == InputFormat::rgb_f32 ? 3 : 4; }
 

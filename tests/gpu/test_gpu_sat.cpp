@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/gpu_test_support.hpp"
 #include "cuda/local/sat_gpu.hpp"
 #include "sat/box_query.hpp"
 #include "sat/sat_table.hpp"
@@ -26,22 +27,6 @@ using namespace tonekit;
 
 namespace {
 
-bool gpu_present(std::string& why) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0) {
-    why = e != cudaSuccess ? std::string("no CUDA device: ") + cudaGetErrorString(e) : "no CUDA device present";
-    cudaGetLastError();
-    return false;
-  }
-  return true;
-}
-#define REQUIRE_GPU()                             \
-  do {                                            \
-    std::string why_;                             \
-    if (!gpu_present(why_)) GTEST_SKIP() << why_; \
-  } while (0)
-#define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
 
 std::vector<float> random_plane(int w, int h, unsigned seed) {
   std::mt19937 rng(seed);

@@ -25,6 +25,7 @@
 #include <tuple>
 #include <vector>
 
+#include "gpu/gpu_test_support.hpp"
 #include "core/colour.hpp"
 #include "core/half.hpp"
 #include "gpu/pfm.hpp"
@@ -35,28 +36,8 @@ using namespace tonekit;
 
 namespace {
 
-bool gpu_present(std::string& why) {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    why = std::string("no CUDA device: ") + cudaGetErrorString(e);
-    cudaGetLastError();
-    return false;
-  }
-  if (n == 0) {
-    why = "no CUDA device present";
-    return false;
-  }
-  return true;
-}
 
-#define REQUIRE_GPU()                                          \
-  do {                                                         \
-    std::string why_;                                          \
-    if (!gpu_present(why_)) GTEST_SKIP() << why_;              \
-  } while (0)
 
-#define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr << ": " << cudaGetErrorString(cudaGetLastError())
 
 const char* kOps[] = {"linear", "log", "drago", "reinhard", "histeq"};
 const InputFormat kInputs[] = {InputFormat::rgb_f32, InputFormat::rgba_f32, InputFormat::rgba_f16};

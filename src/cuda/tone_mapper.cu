@@ -10,6 +10,7 @@
 #include "core/map_settings.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
+#include "cuda/stage_events.hpp"
 #include "cuda/pipeline.hpp"
 #include "tonekit/tone_mapper.hpp"
 
@@ -74,7 +75,7 @@ struct ToneMapper::Impl {
   float* table = nullptr;
   void* scan_temp = nullptr;
   std::size_t scan_temp_bytes = 0;
-  cudaEvent_t ev[4] = {nullptr, nullptr, nullptr, nullptr};
+  cuda::StageEvents ev;
   bool timings = false;
   bool ran = false;
   cudaStream_t last_stream = nullptr;
@@ -89,8 +90,6 @@ struct ToneMapper::Impl {
     cudaFree(cdf);
     cudaFree(table);
     cudaFree(scan_temp);
-    for (cudaEvent_t e : ev)
-      if (e) cudaEventDestroy(e);
   }
 
   Status init() {
@@ -116,7 +115,7 @@ struct ToneMapper::Impl {
     TK_CUDA_CHECK(cudaMalloc(&table, cuda::kMaxHistogramBins * sizeof(float)));
     if (Status s = cuda::scan_temp_bytes(scan_temp_bytes); !s.ok()) return s;
     TK_CUDA_CHECK(cudaMalloc(&scan_temp, std::max<std::size_t>(scan_temp_bytes, 16)));
-    for (cudaEvent_t& e : ev) TK_CUDA_CHECK(cudaEventCreate(&e));
+    if (Status st = ev.create(); !st.ok()) return st;
     timings = cfg.timings;
     curve = core::curve_params_from(cfg.params);
     colour = colour_from(cfg.params);
@@ -149,20 +148,20 @@ Status ToneMapper::process(const void* device_in, std::size_t in_stride, void* d
   cuda::FrameGeometry g = m.geo;
   g.in = static_cast<const unsigned char*>(device_in);
   g.in_stride = in_stride;
-  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[0], s));
+  if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
   const float* table = m.curve.kind == core::CurveKind::histeq ? m.table : nullptr;
   if (Status st = cuda::launch_stats(c.stats, c.input, g, m.stats, m.frame, m.curve, table, s); !st.ok()) return st;
-  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[1], s));
+  if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
   if (m.curve.kind == core::CurveKind::histeq) {
     if (Status st = cuda::launch_histogram(c.input, g, m.frame, m.hist, m.curve.bins, m.sm_count, s); !st.ok()) return st;
     if (Status st = cuda::launch_histeq_table(c.scan, m.hist, m.cdf, m.curve.bins, m.table, m.scan_temp, m.scan_temp_bytes, s);
         !st.ok())
       return st;
   }
-  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[2], s));
+  if (Status st = m.timings ? m.ev.record(2, s) : Status{}; !st.ok()) return st;
   if (Status st = cuda::launch_map(c.input, c.output, g, device_out, out_stride, m.frame, m.colour, c.map_backwards, s); !st.ok())
     return st;
-  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[3], s));
+  if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;
   m.ran = true;
   m.last_stream = s;
   return {};
@@ -193,16 +192,12 @@ void ToneMapper::enable_timings(bool on) { impl_->timings = on; }
 Status ToneMapper::read_timings(StageTimings& t) {
   Impl& m = *impl_;
   if (!m.timings || !m.ran) return invalid_argument("ToneMapper::read_timings: timings off or no frame processed");
-  TK_CUDA_CHECK(cudaEventSynchronize(m.ev[3]));
-  float a = 0, b = 0, c = 0, d = 0;
-  TK_CUDA_CHECK(cudaEventElapsedTime(&a, m.ev[0], m.ev[1]));
-  TK_CUDA_CHECK(cudaEventElapsedTime(&b, m.ev[1], m.ev[2]));
-  TK_CUDA_CHECK(cudaEventElapsedTime(&c, m.ev[2], m.ev[3]));
-  TK_CUDA_CHECK(cudaEventElapsedTime(&d, m.ev[0], m.ev[3]));
-  t.stats_ms = a;
-  t.histogram_ms = b;
-  t.map_ms = c;
-  t.total_ms = d;
+  float ms[4];
+  if (Status st = m.ev.elapsed(ms); !st.ok()) return st;
+  t.stats_ms = ms[0];
+  t.histogram_ms = ms[1];
+  t.map_ms = ms[2];
+  t.total_ms = ms[3];
   return {};
 }
 

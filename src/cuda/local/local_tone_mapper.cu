@@ -12,6 +12,7 @@
 #include "core/map_settings.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
+#include "cuda/stage_events.hpp"
 #include "cuda/local/local_launch.hpp"
 #include "cuda/local/sat_gpu.hpp"
 #include "cuda/pipeline.hpp"
@@ -52,7 +53,7 @@ struct LocalToneMapper::Impl {
   double* colsum = nullptr;
   float saturation = 1.0f, gamma = 0.0f;
   int dither = 1;
-  cudaEvent_t ev[4] = {};
+  cuda::StageEvents ev;
   bool timings = false, ran = false;
   cudaStream_t last_stream = nullptr;
 
@@ -63,8 +64,6 @@ struct LocalToneMapper::Impl {
                     static_cast<void*>(centre), static_cast<void*>(active), static_cast<void*>(colsum)})
       cudaFree(p);
     cuda_local::sat_work_destroy(sat);
-    for (cudaEvent_t e : ev)
-      if (e) cudaEventDestroy(e);
   }
 
   // Host only (core::local_kind_for and local_params_from are host code in local_settings.hpp).
@@ -126,7 +125,7 @@ struct LocalToneMapper::Impl {
       case core::LocalKind::drago_local: TK_CUDA_CHECK(cudaMalloc(&colsum, n * sizeof(double))); break;
       case core::LocalKind::none: break;
     }
-    for (cudaEvent_t& e : ev) TK_CUDA_CHECK(cudaEventCreate(&e));
+    if (Status st = ev.create(); !st.ok()) return st;
     timings = cfg.timings;
     return {};
   }
@@ -157,13 +156,13 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   cuda::FrameGeometry g = m.geo;
   g.in = static_cast<const unsigned char*>(device_in);
   g.in_stride = in_stride;
-  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[0], s));
+  if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
   const core::CurveParams curve{};  // the statistics pass derives (unused) linear constants too
   if (Status st = cuda::launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok())
     return st;
   if (Status st = cuda_local::launch_luminance_plane(c.input, g.in, in_stride, w, h, m.plane, s); !st.ok()) return st;
   if (Status st = cuda_local::launch_local_settings(m.lp, &m.frame->stats, m.settings, m.offsets, s); !st.ok()) return st;
-  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[1], s));
+  if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
 
   cuda_local::LocalMapArgs a;
   a.in = g.in;
@@ -214,9 +213,9 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
       break;
     case core::LocalKind::none: return invalid_argument("LocalToneMapper: no local operator");
   }
-  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[2], s));
+  if (Status st = m.timings ? m.ev.record(2, s) : Status{}; !st.ok()) return st;
   if (Status st = cuda_local::launch_local_map(c.input, path, c.variant, a, s); !st.ok()) return st;
-  if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.ev[3], s));
+  if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;
   m.ran = true;
   m.last_stream = s;
   return {};
@@ -242,16 +241,12 @@ void LocalToneMapper::enable_timings(bool on) { impl_->timings = on; }
 Status LocalToneMapper::read_timings(LocalStageTimings& t) {
   Impl& m = *impl_;
   if (!m.timings || !m.ran) return invalid_argument("LocalToneMapper::read_timings: timings off or no frame processed");
-  TK_CUDA_CHECK(cudaEventSynchronize(m.ev[3]));
-  float a = 0, b = 0, c = 0, d = 0;
-  TK_CUDA_CHECK(cudaEventElapsedTime(&a, m.ev[0], m.ev[1]));
-  TK_CUDA_CHECK(cudaEventElapsedTime(&b, m.ev[1], m.ev[2]));
-  TK_CUDA_CHECK(cudaEventElapsedTime(&c, m.ev[2], m.ev[3]));
-  TK_CUDA_CHECK(cudaEventElapsedTime(&d, m.ev[0], m.ev[3]));
-  t.stats_ms = a;
-  t.local_ms = b;
-  t.map_ms = c;
-  t.total_ms = d;
+  float ms[4];
+  if (Status st = m.ev.elapsed(ms); !st.ok()) return st;
+  t.stats_ms = ms[0];
+  t.local_ms = ms[1];
+  t.map_ms = ms[2];
+  t.total_ms = ms[3];
   return {};
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli_common.hpp"
 #include "tonekit/blur.hpp"
+#include "tonekit/glare_cuda.hpp"
 
 namespace tonekit::cli {
 namespace {
@@ -107,11 +108,15 @@ int run_map(const MapOptions& o) {
   }
   auto params = prepare_params(o.op, settings);
   if (!params.ok()) return report(params.status());
-  auto backend = parse_backend(o.backend);
-  if (!backend.ok()) return report(backend.status());
-  if (*backend == Backend::cuda && !cuda_available())
+  auto parsed_backend = parse_backend(o.backend);
+  if (!parsed_backend.ok()) return report(parsed_backend.status());
+  if (*parsed_backend == Backend::cuda && !cuda_available())
     return report(Status{StatusCode::no_device,
                          "--backend cuda: no CUDA device available (or a build without CUDA); use --backend cpu or auto"});
+  // auto resolved once here, so that the glare and the mapping run on the same backend.
+  const Backend backend = *parsed_backend != Backend::automatic ? *parsed_backend
+                          : cuda_available()                   ? Backend::cuda
+                                                               : Backend::cpu;
   if (o.quality < 1 || o.quality > 100) return report(invalid_argument("--quality must be in [1, 100]"));
 
   // 2. The jobs: IN OUT, or inputs and -o PATTERN.
@@ -164,10 +169,13 @@ int run_map(const MapOptions& o) {
       auto spec = output_spec_for(j.output, o.bits, image->channels);
       spec->jpeg_quality = o.quality;
       OutputImage out;
-      // Glare/bloom is added to the scene before tone mapping (src/blur/glare.cpp; on the host).
-      if (o.glare.strength > 0) status = apply_glare(*image, o.glare);
+      // Glare/bloom is added to the scene before tone mapping, on the mapping's backend
+      // (src/blur/glare.cpp, or src/cuda/blur/glare_gpu.cu; the image makes a round trip to the
+      // device for it: the mapping uploads it again).
+      if (o.glare.strength > 0)
+        status = backend == Backend::cuda ? cuda_apply_glare(*image, o.glare) : apply_glare(*image, o.glare);
       FrameStats stats;
-      if (status.ok()) status = tone_map(*image, *params, spec->format, *backend, out, &stats);
+      if (status.ok()) status = tone_map(*image, *params, spec->format, backend, out, &stats);
       // Sanitised pixels are reported, not fatal (README "Bad pixels"): one line on stderr.
       if (status.ok() && (stats.nan_count || stats.inf_count || stats.negative_count)) {
         progress.finish();

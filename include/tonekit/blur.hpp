@@ -111,4 +111,23 @@ struct GlareParams {
 };
 Status apply_glare(Image& image, const GlareParams& params);
 
+// The glare's validated schedule for a width x height frame, the one validator of both backends
+// (apply_glare, GlareEngine in tonekit/glare_cuda.hpp; identical error messages): per octave k the
+// blur plan (plan_blur(method, sigma_k)) and the weight strength 2^-k / sum_j 2^-j, in the float
+// that the accumulation multiplies by. Octaves with sigma_k > 1000 are dropped; none at all
+// means the effect is off (strength 0, or radius * max(width, height) < 0.5).
+struct GlareOctave {
+  BlurPlan blur;
+  float weight = 0.0f;
+};
+Result<std::vector<GlareOctave>> plan_glare(const GlareParams& params, int width, int height);
+// The same for `image`, checked as apply_glare checks it: the parameters first, then that it
+// holds width x height x channels floats (channels >= 1).
+Result<std::vector<GlareOctave>> plan_glare(const GlareParams& params, const Image& image);
+
+// The log-average luminance the threshold is relative to: exp(mean log(1e-6 + L)) over every
+// pixel, L = Rec. 709 luminance (the grey channel for 1 or 2 channels), non-finite or negative L
+// counted as black. The bright-pass knee is threshold * glare_log_average(image).
+double glare_log_average(const Image& image);
+
 }  // namespace tonekit

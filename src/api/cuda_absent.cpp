@@ -1,7 +1,13 @@
 // The CUDA entry points of a build without CUDA (-DTONEKIT_CUDA=OFF or no nvcc).
 #include "api/cuda_entry.hpp"
+#include "tonekit/glare_cuda.hpp"
 
-namespace tonekit::cuda_entry {
+namespace tonekit {
+namespace {
+Status no_cuda_build() { return {StatusCode::no_device, "--backend cuda: this build of tonekit has no CUDA backend"}; }
+}  // namespace
+
+namespace cuda_entry {
 
 bool available(std::string* why) {
   if (why) *why = "this build of tonekit has no CUDA backend (configured without CUDA)";
@@ -9,7 +15,11 @@ bool available(std::string* why) {
 }
 
 Status tone_map_host(const Image&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*) {
-  return {StatusCode::no_device, "--backend cuda: this build of tonekit has no CUDA backend"};
+  return no_cuda_build();
 }
 
-}  // namespace tonekit::cuda_entry
+}  // namespace cuda_entry
+
+Status cuda_apply_glare(Image&, const GlareParams&) { return no_cuda_build(); }
+
+}  // namespace tonekit

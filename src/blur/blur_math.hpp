@@ -4,6 +4,7 @@
 // ch. 3 and appendix A); Kovesi 2009 (box widths); Kraus & Strengert 2007 (quasi-convolution
 // analysis filter); Kosloff 2011 (polynomial spreading).
 #pragma once
+#include "core/colour.hpp"
 #include "core/hd.hpp"
 
 namespace tonekit::blur_math {
@@ -130,6 +131,39 @@ TK_HD int pyramid_levels(PyramidAnalysis a, double sigma, bool refine) {
     if (e < best_err) { best_err = e; best = n; }
   }
   return best;
+}
+
+// ---- Luminance and glare (src/blur/glare.cpp, src/cuda/blur/glare_gpu.cu) ----
+// Rec. 709 luminance of an interleaved pixel with `channels` >= 3 (the first three are RGB), or
+// its first channel for grey (1) and grey + alpha (2). core::luminance<float> spells it with
+// fused multiply-adds, so the CPU and the GPU round it identically.
+TK_HD float pixel_luminance(const float* p, int channels) {
+  return channels >= 3 ? core::luminance<float>(p[0], p[1], p[2]) : p[0];
+}
+// Colour channels the glare adds light to: RGB, or the grey channel (alpha is left alone).
+TK_HD int glare_colour_channels(int channels) { return channels >= 3 ? 3 : 1; }
+// One pixel's term of the glare's log-average, log(delta + L) (thesis Eq 4.1, as the key): L is
+// the raw luminance; non-finite or negative L counts as black. In double, as the CPU sums it.
+// (isfinite: the translation units including this are not built with -ffast-math.)
+TK_HD double glare_log_term(float l) {
+  const float v = (isfinite(l) && l > 0.0f) ? l : 0.0f;
+  return ::log(core::kLogDelta + static_cast<double>(v));
+}
+// The bright pass's factor (L - T) / L for L above the threshold T, else 0: a soft knee that keeps
+// the colour (bright = factor * C). Non-finite L is not bright.
+TK_HD float glare_bright_factor(float l, float threshold) {
+  return (isfinite(l) && l > threshold && l > 0.0f) ? (l - threshold) / l : 0.0f;
+}
+// A bright-pass sample: exactly 0 where the pixel is not bright, so NaN or Inf channels there
+// (0 * NaN) cannot reach the blur and spread over the frame.
+TK_HD float glare_bright_sample(float factor, float channel) { return factor > 0.0f ? factor * channel : 0.0f; }
+// image += weight * blurred, rounded twice (no fused multiply-add) on both backends.
+TK_HD float glare_accumulate(float value, float weight, float blurred) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(value, __fmul_rn(weight, blurred));
+#else
+  return value + weight * blurred;
+#endif
 }
 
 }  // namespace tonekit::blur_math

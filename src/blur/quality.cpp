@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "blur/blur_math.hpp"  // pixel_luminance
 #include "blur/methods.hpp"
 #include "cpu/parallel.hpp"
 
@@ -57,8 +58,7 @@ std::vector<float> luminance_plane(const Image& image) {
   std::vector<float> l(n);
   const int c = image.channels;
   for (std::size_t i = 0; i < n; ++i) {
-    const float* p = image.pixels.data() + i * c;
-    l[i] = c >= 3 ? 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2] : p[0];
+    l[i] = blur_math::pixel_luminance(image.pixels.data() + i * c, c);
   }
   return l;
 }

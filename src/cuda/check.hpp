@@ -33,3 +33,19 @@ inline Status cuda_error_status(cudaError_t e, const char* what, const char* fil
 
 // After a launch: configuration errors show up in cudaGetLastError.
 #define TK_CUDA_CHECK_LAUNCH(name) TK_CUDA_CHECK((static_cast<void>(name), cudaGetLastError()))
+
+namespace tonekit::cuda {
+
+// An engine's create(): no_device ("WHO: no CUDA device") without a usable GPU, then makes
+// `device` current (-1: keep the current one).
+inline Status select_device(int device, const char* who) {
+  int count = 0;
+  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return {StatusCode::no_device, std::string(who) + ": no CUDA device"};
+  }
+  if (device >= 0) TK_CUDA_CHECK(cudaSetDevice(device));
+  return {};
+}
+
+}  // namespace tonekit::cuda

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -314,4 +315,61 @@ TEST(BlurGlare, BrightPassBlursOnlyWhatIsAboveTheThreshold) {
   bad.strength = 1.0;
   bad.method = "nope";
   EXPECT_EQ(apply_glare(img, bad).code(), StatusCode::invalid_argument);
+}
+
+// NaN and Inf pixels are not bright: their bright-pass samples are 0 (not 0 * NaN), so the blur
+// cannot spread them; only the bad pixels themselves stay non-finite. They count as black in
+// the log-average, as negative luminance does.
+TEST(BlurGlare, BadPixelsStayPutAndCountAsBlack) {
+  const int w = 40, h = 30;
+  Image img(w, h, 3);
+  std::fill(img.pixels.begin(), img.pixels.end(), 0.2f);
+  for (int c = 0; c < 3; ++c) img.pixels[(static_cast<std::size_t>(15) * w + 20) * 3 + c] = 2000.0f;  // a light
+  const std::size_t nan_at = (static_cast<std::size_t>(14) * w + 20) * 3, inf_at = (static_cast<std::size_t>(5) * w + 5) * 3;
+  img.pixels[nan_at] = std::numeric_limits<float>::quiet_NaN();
+  img.pixels[inf_at + 1] = std::numeric_limits<float>::infinity();
+  img.pixels[(static_cast<std::size_t>(2) * w + 30) * 3 + 2] = -50.0f;  // negative luminance
+  // log-average: w h - 4 pixels of grey 0.2, the light, and the three bad ones as black.
+  const float grey[3] = {0.2f, 0.2f, 0.2f}, light[3] = {2000.0f, 2000.0f, 2000.0f};
+  const double log_sum = (w * h - 4) * std::log(1e-6 + blur_math::pixel_luminance(grey, 3)) +
+                         std::log(1e-6 + blur_math::pixel_luminance(light, 3)) + 3 * std::log(1e-6);
+  EXPECT_NEAR(glare_log_average(img) / std::exp(log_sum / (w * h)), 1.0, 1e-12);
+  GlareParams p;
+  p.strength = 1.0;
+  p.radius = 0.1;
+  ASSERT_TRUE(apply_glare(img, p).ok());
+  std::size_t non_finite = 0;
+  for (float v : img.pixels) non_finite += !std::isfinite(v);
+  EXPECT_EQ(non_finite, 2u) << "only the NaN and the Inf sample themselves";
+  EXPECT_TRUE(std::isnan(img.pixels[nan_at]));
+  EXPECT_GT(img.pixels[(static_cast<std::size_t>(15) * w + 23) * 3], 0.2f + 1e-3f) << "the light still glares";
+}
+
+// plan_glare: the schedule both backends run (octave sigmas double, weights 1, 1/2, ... sum to
+// the strength, sigmas past 1000 dropped) and the one validator.
+TEST(BlurGlare, PlanGlareSchedule) {
+  GlareParams p;
+  p.strength = 2.0;
+  p.radius = 0.1;
+  p.octaves = 3;
+  auto plan = plan_glare(p, 200, 100);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_EQ(plan->size(), 3u);
+  EXPECT_DOUBLE_EQ((*plan)[0].blur.sigma, 20.0);
+  EXPECT_DOUBLE_EQ((*plan)[2].blur.sigma, 80.0);
+  EXPECT_FLOAT_EQ((*plan)[0].weight, static_cast<float>(2.0 / 1.75));
+  EXPECT_FLOAT_EQ((*plan)[0].weight + (*plan)[1].weight + (*plan)[2].weight, 2.0f);
+  EXPECT_STREQ((*plan)[0].blur.method->id, "pyramid-quasi");
+  p.radius = 0.5;
+  p.octaves = 8;
+  plan = plan_glare(p, 1000, 10);  // 500, 1000, 2000 (dropped), ...
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->size(), 2u);
+  p.strength = 0.0;
+  EXPECT_TRUE(plan_glare(p, 1000, 10)->empty());  // off
+  p.strength = 1.0;
+  p.radius = 0.004;
+  EXPECT_TRUE(plan_glare(p, 100, 10)->empty());  // sigma 0.4 < 0.5: off
+  p.octaves = 9;
+  EXPECT_EQ(plan_glare(p, 100, 10).status().message(), "glare: octaves out of range [1, 8]");
 }

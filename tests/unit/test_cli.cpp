@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -233,6 +234,26 @@ TEST_F(Cli, CudaBackendWithoutDeviceFailsCleanly) {
     return;
   }
   expect_failure("map in.exr out.png --backend cuda", 2, "cuda");
+}
+
+// The glare runs on the mapping's backend (cuda_apply_glare for --backend cuda): without a
+// device, one clear error and no output, as for any cuda run; with one, it agrees with the CPU.
+TEST_F(Cli, CudaBackendGlare) {
+  const std::string args = " --glare 0.5 --glare-radius 0.05 --op linear --set normalize=0 --set exposure=1e-4";
+  if (!cuda_available()) {
+    expect_failure("map in.exr out.pfm --backend cuda" + args, 2, "cuda");
+    return;
+  }
+  ASSERT_EQ(run("map in.exr cpu.pfm --backend cpu" + args).code, 0);
+  ASSERT_EQ(run("map in.exr gpu.pfm --backend cuda" + args).code, 0);
+  auto cpu = io::read_image((dir_ / "cpu.pfm").string());
+  auto gpu = io::read_image((dir_ / "gpu.pfm").string());
+  ASSERT_TRUE(cpu.ok() && gpu.ok());
+  ASSERT_EQ(cpu->pixels.size(), gpu->pixels.size());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < cpu->pixels.size(); ++i)
+    worst = std::max(worst, std::fabs(static_cast<double>(cpu->pixels[i]) - gpu->pixels[i]));
+  EXPECT_LT(worst, 1e-3) << "cuda and cpu glare + linear map differ";
 }
 
 TEST_F(Cli, OpsAndHelpComeFromTheRegistry) {

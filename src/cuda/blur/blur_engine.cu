@@ -17,6 +17,7 @@
 #include "cuda/blur/blur_kernels.hpp"
 #include "cuda/blur/fft_blur.hpp"
 #include "cuda/check.hpp"
+#include "cuda/device_allocations.hpp"
 #include "tonekit/blur_cuda.hpp"
 
 namespace tonekit {
@@ -28,8 +29,7 @@ struct BlurEngine::Impl {
   std::string id;
   int w = 0, h = 0, C = 0;
   int pad = 0, pw = 0, ph = 0;  // the working plane of the multi-pass methods
-  std::vector<void*> allocations;
-  std::size_t bytes = 0;
+  cuda::DeviceAllocations memory;
   float* padded = nullptr;
   float* work_a = nullptr;
   float* work_b = nullptr;
@@ -58,19 +58,11 @@ struct BlurEngine::Impl {
   double* spread_tmp = nullptr;
   FftBlur fft;
 
-  ~Impl() {
-    for (void* p : allocations) cudaFree(p);
-    fft_destroy(fft);
-  }
+  ~Impl() { fft_destroy(fft); }
 
   template <class T>
   Status alloc(T** p, std::size_t n) {
-    void* q = nullptr;
-    TK_CUDA_CHECK(cudaMalloc(&q, std::max<std::size_t>(n, 1) * sizeof(T)));
-    allocations.push_back(q);
-    bytes += n * sizeof(T);
-    *p = static_cast<T*>(q);
-    return {};
+    return memory.alloc(p, n);
   }
   std::size_t plane(int pw_, int ph_) const { return static_cast<std::size_t>(pw_) * ph_ * C; }
 
@@ -272,12 +264,7 @@ Result<std::unique_ptr<BlurEngine>> BlurEngine::create(const BlurEngineConfig& c
     return invalid_argument("cuda blur: image size out of range");
   if (config.channels != 1 && config.channels != 4)
     return invalid_argument("cuda blur: 1 or 4 channels, got " + std::to_string(config.channels));
-  int n = 0;
-  if (cudaError_t e = cudaGetDeviceCount(&n); e != cudaSuccess || n == 0) {
-    cudaGetLastError();
-    return Status{StatusCode::no_device, "cuda blur: no CUDA device"};
-  }
-  if (config.device >= 0) TK_CUDA_CHECK(cudaSetDevice(config.device));
+  if (Status s = cuda::select_device(config.device, "cuda blur"); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;
   impl->id = config.plan.method->id;
@@ -295,17 +282,10 @@ Status BlurEngine::run(const float* device_in, float* device_out, CUstream_st* s
 }
 
 const BlurEngineConfig& BlurEngine::config() const { return impl_->cfg; }
-std::size_t BlurEngine::scratch_bytes() const { return impl_->bytes + impl_->fft.bytes; }
+std::size_t BlurEngine::scratch_bytes() const { return impl_->memory.bytes() + impl_->fft.bytes; }
 std::size_t BlurEngine::floor_bytes() const {
   return 2 * sizeof(float) * static_cast<std::size_t>(impl_->w) * impl_->h * impl_->C;
 }
-
-namespace {
-struct DeviceBuffer {
-  float* p = nullptr;
-  ~DeviceBuffer() { cudaFree(p); }
-};
-}  // namespace
 
 Result<Image> cuda_blur(const Image& in, const BlurPlan& plan) {
   const int w = in.width, h = in.height, c = in.channels;
@@ -329,7 +309,7 @@ Result<Image> cuda_blur(const Image& in, const BlurPlan& plan) {
       for (int k = 0; k < 3; ++k) host[i * 4 + k] = in.pixels[i * 3 + k];
     src = host.data();
   }
-  DeviceBuffer din, dout;
+  cuda::DeviceBuffer<float> din, dout;
   TK_CUDA_CHECK(cudaMalloc(&din.p, n * dc * sizeof(float)));
   TK_CUDA_CHECK(cudaMalloc(&dout.p, n * dc * sizeof(float)));
   TK_CUDA_CHECK(cudaMemcpy(din.p, src, n * dc * sizeof(float), cudaMemcpyHostToDevice));

@@ -38,12 +38,14 @@ struct Variant {
   const char* method;
   BlurSettings settings;
   bool fused = false;  // BlurEngineConfig::separable_fused
+  bool banded = false;  // BlurEngineConfig::separable_banded
 };
 
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v = {
       {"gaussian", "gaussian", {}},         {"separable", "separable", {}},
       {"separable-fused", "separable", {}, true},
+      {"separable-banded", "separable", {}, false, true},
       {"direct", "direct", {}},             {"fft", "fft", {}},
       {"pyramid-box2", "pyramid-box2", {}}, {"pyramid-box4", "pyramid-box4", {}},
       {"pyramid-quasi", "pyramid-quasi", {}}, {"spreading", "spreading", {}},
@@ -116,6 +118,7 @@ bool run_case(Bench& b, const Variant& v, int w, int h, double sigma, double cop
   cfg.channels = 4;
   cfg.plan = *plan;
   cfg.separable_fused = v.fused;
+  cfg.separable_banded = v.banded;
   auto engine = BlurEngine::create(cfg);
   if (!engine.ok()) {
     std::printf("%-17s %5dx%-5d sigma %-4g skipped: %s\n", v.label, w, h, sigma, engine.status().message().c_str());

@@ -94,8 +94,11 @@ void bench_ops(int w, int h) {
     DodgeVariant variant;
     SatPrecision prec;
     const char* set_scales;
+    int tile_width = 64;
   };
   const Case cases[] = {
+      {"reinhard-sat tile-local 64x32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 64},
+      {"reinhard-sat tile-local 32x32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 32},
       {"reinhard-sat tiled-f32", "reinhard-sat", 0, DodgeVariant::global_loads, SatPrecision::tiled_f32_pairs, nullptr},
       {"reinhard-sat f64-lookback global", "reinhard-sat", 4, DodgeVariant::global_loads, SatPrecision::global_f64, nullptr},
       {"reinhard-sat f64-lookback readonly", "reinhard-sat", 4, DodgeVariant::readonly_cache, SatPrecision::global_f64, nullptr},
@@ -117,6 +120,7 @@ void bench_ops(int w, int h) {
     cfg.params = params.value();
     cfg.variant = c.variant;
     cfg.sat_auto = c.prec;
+    cfg.tile_width = c.tile_width;
     auto m = LocalToneMapper::create(cfg);
     if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(1); }
     LocalToneMapper& mapper = *m.value();

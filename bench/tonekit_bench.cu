@@ -167,6 +167,16 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
     add_row(res, op, fmt.name, "map", v, median(mp), double(in_bytes) + out_bytes);
   }
   if (variants) {
+    cfg.map_backwards = true;
+    cfg.programmatic_launch = false;  // v8's programmatic dependent launch off: its gain
+    {
+      auto m = ToneMapper::create(cfg);
+      if (!m.ok()) { std::fprintf(stderr, "create: %s\n", m.status().message().c_str()); std::exit(2); }
+      std::vector<double> total, a, b, c;
+      run(*m.value(), total, a, b, c, false);
+      add_row(res, op, fmt.name, "frame", "no-pdl", median(total), frame_bytes);
+    }
+    cfg.programmatic_launch = true;
     for (StatsAlgorithm a : {StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub}) {
       cfg.stats = a;
       cfg.map_backwards = true;

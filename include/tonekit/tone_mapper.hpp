@@ -43,6 +43,9 @@ struct ToneMapperConfig {
   // Tuning: the map pass walks the frame from its end, where the statistics pass finished, so
   // the part of the input still in L2 is read from there (bench/NOTES.md has the measurement).
   bool map_backwards = true;
+  // Tuning: launch the map pass as a programmatic dependent launch (sm_90): its blocks load
+  // their pixels while the statistics pass finishes, then wait for the curve constants.
+  bool programmatic_launch = true;
 };
 
 struct StageTimings {

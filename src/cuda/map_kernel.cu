@@ -10,6 +10,7 @@
 // taken once (core/colour_parts.hpp). bench/NOTES.md has what each of these saved.
 #include "core/colour_parts.hpp"
 #include "cuda/check.hpp"
+#include "cuda/encode_fast.cuh"
 #include "cuda/formats.hpp"
 #include "cuda/pipeline.hpp"
 
@@ -68,36 +69,6 @@ __device__ __forceinline__ float eval_curve(const CurveF& f, float lw) {
   return 0.0f;
 }
 
-// v^e for v in [0, 1] on the special-function unit: ex2(lg2(v) e), each within 2^-22 relative;
-// v = 0 gives ex2(-inf) = 0.
-__device__ __forceinline__ float lg2_approx(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ float ex2_approx(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ float transfer_pow(float v, float e) { return ex2_approx(lg2_approx(v) * e); }
-
-// floor(t) for t in (-2^22, 2^22) without the conversion unit: 1.5 * 2^23 + t rounded down has
-// unit spacing, so its low bits are floor(t) (bench/NOTES.md v3: conversions were a quarter of the
-// map pass's issue slots).
-__device__ __forceinline__ int floor_small(float t) {
-  return static_cast<int>(__float_as_uint(__fadd_rd(t, 12582912.0f))) - 0x4B400000;
-}
-
-// core::dither_noise_seeded with the two 16-bit halves turned into floats by exponent bits:
-// 1 + k / 65536 is exact, so a and b are exactly (h & 0xFFFF) / 65536 and (h >> 16) / 65536.
-__device__ __forceinline__ float dither_noise_fast(int x, std::uint32_t row_seed) {
-  const std::uint32_t h = core::hash32(static_cast<std::uint32_t>(x) * 0x9E3779B1U ^ row_seed);
-  const float a = __uint_as_float(0x3F800000u | ((h & 0xFFFFu) << 7)) - 1.0f;
-  const float b = __uint_as_float(0x3F800000u | ((h >> 16) << 7)) - 1.0f;
-  return a - b;
-}
-
 // core::quantise_noise with floor by floor_small.
 __device__ __forceinline__ unsigned quantise_fast(float v, unsigned max_code, bool dither, float noise) {
   const float top = static_cast<float>(max_code);
@@ -105,14 +76,6 @@ __device__ __forceinline__ unsigned quantise_fast(float v, unsigned max_code, bo
   if (dither && scaled > 0.0f && scaled < top) scaled += noise;
   const int k = floor_small(scaled + 0.5f);
   return static_cast<unsigned>(k < 0 ? 0 : (k > static_cast<int>(max_code) ? static_cast<int>(max_code) : k));
-}
-
-// lroundf(x) for x >= 0 (half away from zero), without the conversion unit.
-__device__ __forceinline__ unsigned round_half_up(float x) {
-  const float big = __fadd_rd(x, 12582912.0f);
-  const float fl = big - 12582912.0f;  // floor(x), exact
-  const int f = static_cast<int>(__float_as_uint(big)) - 0x4B400000;
-  return static_cast<unsigned>(f + ((x - fl) >= 0.5f ? 1 : 0));
 }
 
 // core::encode_transfer<float> with transfer_pow in place of powf.
@@ -126,10 +89,10 @@ __device__ __forceinline__ float encode_transfer_fast(float v, const MapColour& 
 }
 
 template <class O>
-__device__ __forceinline__ unsigned encode(float linear, const MapColour& col, int x, std::uint32_t row_seed) {
+__device__ __forceinline__ unsigned encode(float linear, const MapColour& col, std::uint32_t pixel_hash, int c) {
   if constexpr (O::code == 0 || O::code == 1) {
     constexpr unsigned kMax = O::code == 0 ? 255u : 65535u;
-    const float noise = col.dither ? dither_noise_fast(x, row_seed) : 0.0f;
+    const float noise = col.dither ? dither_noise_fast(pixel_hash, c) : 0.0f;
     return quantise_fast(encode_transfer_fast(linear, col), kMax, col.dither != 0, noise);
   } else if constexpr (O::code == 2) {  // + 0: -0 -> +0, as the CPU's sanitise gives
     return __half_as_ushort(__float2half_rn(core::clamp01(linear) + 0.0f));
@@ -210,28 +173,6 @@ __device__ __forceinline__ float sanitise_value(float v) {
   return v == INFINITY ? core::kInfReplacement : v;
 }
 
-// The smallest luminance whose reciprocal is finite: below it a pixel maps to black (the CPU's
-// c / L_w * L_d is below 1e-37 there too), so c * rcp(L_w) never meets 0 * inf.
-constexpr float kMinLuminance = 1.17549435e-38f;
-
-// The default path (v5): saturation 1, sRGB, dither on (or a linear half/float output): no
-// per-channel branches on the colour settings; x * 0x9E3779B1 of the dither hash once per pixel;
-// clamps as min/max (values here are never NaN). Same results as the general path.
-template <unsigned kMax>
-__device__ __forceinline__ unsigned quantise_dither_default(float encoded, float noise) {
-  const float top = static_cast<float>(kMax);
-  float scaled = fminf(encoded, 1.0f) * top;  // encoded >= 0
-  if (scaled > 0.0f && scaled < top) scaled += noise;
-  const int k = floor_small(fmaxf(scaled + 0.5f, 0.0f));
-  return k > static_cast<int>(kMax) ? kMax : static_cast<unsigned>(k);
-}
-
-__device__ __forceinline__ float encode_srgb_default(float v) {
-  v = fminf(fmaxf(v, 0.0f), 1.0f);
-  const float curve = 1.055f * transfer_pow(v, static_cast<float>(1.0 / 2.4)) - 0.055f;
-  return v <= 0.0031308f ? 12.92f * v : curve;
-}
-
 // Sanitise for half input: a half is at most 65504 or +Inf, so the policy (NaN, negatives -> 0,
 // +Inf -> 65504) is one clamp; float input keeps finite values above 65504 (sanitise_value).
 template <class In>
@@ -240,42 +181,51 @@ __device__ __forceinline__ float sanitise_input(float v) {
   else return sanitise_value(v);
 }
 
+// The default path's reinhard curve: core::reinhard_curve<float> with the division on the
+// special-function unit (div.full: within 2 ulp; v8, bench/NOTES.md). l < 2^126 always.
+__device__ __forceinline__ float eval_curve_default(const CurveF& f, float lw) {
+  if (f.kind == core::CurveKind::reinhard) {
+    const float l = lw * f.a;
+    return __fdividef(l * (1.0f + l * f.b), 1.0f + l);
+  }
+  return eval_curve(f, lw);
+}
+
 template <class In, class O, bool kDefault>
-__device__ __forceinline__ void map_group(const FrameGeometry& g, unsigned char* out, std::size_t out_stride,
-                                          const CurveF& cf, const MapColour& colour, const std::uint32_t (&seed)[3],
-                                          int x, int y) {
+__device__ __forceinline__ void map_group(const float (&v)[kGroup * In::channels], const FrameGeometry& g,
+                                          unsigned char* out, std::size_t out_stride, const CurveF& cf,
+                                          const MapColour& colour, std::uint32_t seed, int x, int y) {
   constexpr int C = In::channels;
   constexpr int CO = O::channels;
-  float v[kGroup * C];
-  load_group<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, v);
   unsigned codes[kGroup * CO];
 #pragma unroll
   for (int p = 0; p < kGroup; ++p) {
     const float r = sanitise_input<In>(v[p * C]), gg = sanitise_input<In>(v[p * C + 1]), b = sanitise_input<In>(v[p * C + 2]);
     const float lw = core::luminance_fma(r, gg, b);
-    const float ld = eval_curve(cf, lw);
-    // core::reconstruct_channel with c / L_w as c * rcp(L_w) (within an ulp); black stays black.
-    const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
-    const float ratio[3] = {r * inv, gg * inv, b * inv};
+    const std::uint32_t h = core::dither_pixel_hash(x + p, seed);  // one hash per pixel
+    const float rgb[3] = {r, gg, b};
     if constexpr (kDefault) {
-      const std::uint32_t xh = static_cast<std::uint32_t>(x + p) * 0x9E3779B1U;
+      // core::reconstruct_channel as c * (L_d / L_w), the ratio once per pixel on the SFU
+      // (within 2 ulp of the CPU's c / L_w * L_d); black stays black.
+      const float ld = eval_curve_default(cf, lw);
+      const float k = lw >= kMinLuminance ? ld * rcp_approx(lw) : 0.0f;
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
-        const float o = ld * ratio[c];
-        if constexpr (O::code == 0 || O::code == 1) {
-          const std::uint32_t h = core::hash32(xh ^ seed[c]);
-          const float noise = (__uint_as_float(0x3F800000u | ((h & 0xFFFFu) << 7)) - 1.0f) -
-                              (__uint_as_float(0x3F800000u | ((h >> 16) << 7)) - 1.0f);
-          codes[p * CO + c] = quantise_dither_default<O::code == 0 ? 255u : 65535u>(encode_srgb_default(o), noise);
-        } else {
-          codes[p * CO + c] = encode<O>(o, colour, x + p, 0);
-        }
+        const float o = rgb[c] * k;
+        if constexpr (O::code == 0 || O::code == 1)
+          codes[p * CO + c] = quantise_dither_default<O::code == 0 ? 255u : 65535u>(encode_srgb_default(o), dither_noise_fast(h, c));
+        else
+          codes[p * CO + c] = encode<O>(o, colour, h, c);
       }
     } else {
+      const float ld = eval_curve(cf, lw);
+      // core::reconstruct_channel with c / L_w as c * rcp(L_w) (within an ulp); black stays black.
+      const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
-        const float o = colour.saturation == 1.0f ? ld * ratio[c] : ld * powf(ratio[c], colour.saturation);
-        codes[p * CO + c] = encode<O>(o, colour, x + p, seed[c]);
+        const float ratio = rgb[c] * inv;
+        const float o = colour.saturation == 1.0f ? ld * ratio : ld * powf(ratio, colour.saturation);
+        codes[p * CO + c] = encode<O>(o, colour, h, c);
       }
     }
     if constexpr (CO == 4) {
@@ -287,54 +237,76 @@ __device__ __forceinline__ void map_group(const FrameGeometry& g, unsigned char*
   store_group<O>(out + static_cast<std::size_t>(y) * out_stride, x, g.width, codes);
 }
 
+// Programmatic dependent launch (v8): with launch_map's PDL attribute, map blocks may start
+// while the statistics kernel (which triggers its dependents when it starts) is finishing;
+// griddepcontrol.wait then blocks until that grid has completed and its writes (the curve
+// constants) are visible. Without the attribute it returns at once.
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Grid: x = groups of 4 pixels of a row (blocks of kMapThreads), y = rows: no index division.
+// The group's input is loaded before the wait: it does not depend on the statistics.
 template <class In, class O>
 __global__ void __launch_bounds__(kMapThreads) map_kernel(FrameGeometry g, unsigned char* out, std::size_t out_stride,
                                                           const DeviceFrame* frame, MapColour colour, int reverse) {
   __shared__ CurveF curve;
-  __shared__ std::uint32_t row_seed[3];  // the block's row: the dither hash of (y, c) once (v6)
   const unsigned bx = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int y = static_cast<int>(reverse ? gridDim.y - 1 - blockIdx.y : blockIdx.y);
-  if (threadIdx.x == 0) curve = curve_to_float(frame->curve);
-  if (threadIdx.x < 3) row_seed[threadIdx.x] = core::dither_row_seed(y, static_cast<int>(threadIdx.x));
-  __syncthreads();
   const unsigned group = bx * blockDim.x + threadIdx.x;
-  if (group >= g.groups_per_row) return;
+  const bool active = group < g.groups_per_row;
   const int x = static_cast<int>(group) * kGroup;
+  float v[kGroup * In::channels];
+  if (active) load_group<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, v);
+  wait_for_previous_grid();
+  if (threadIdx.x == 0) curve = curve_to_float(frame->curve);
+  __syncthreads();
+  if (!active) return;
   const CurveF cf = curve;
   const bool is_default = colour.saturation == 1.0f && (O::code >= 2 || (colour.gamma == 0.0f && colour.dither));
-  const std::uint32_t seed[3] = {row_seed[0], row_seed[1], row_seed[2]};
-  if (is_default) map_group<In, O, true>(g, out, out_stride, cf, colour, seed, x, y);
-  else map_group<In, O, false>(g, out, out_stride, cf, colour, seed, x, y);
+  const std::uint32_t seed = core::dither_row_seed(y);  // uniform per block: one hash, no shared memory
+  if (is_default) map_group<In, O, true>(v, g, out, out_stride, cf, colour, seed, x, y);
+  else map_group<In, O, false>(v, g, out, out_stride, cf, colour, seed, x, y);
 }
 
 template <class In, class O>
 Status launch_map_for(const FrameGeometry& g, void* out, std::size_t out_stride, const DeviceFrame* frame,
-                      const MapColour& colour, bool reverse, cudaStream_t s) {
-  const dim3 grid((g.groups_per_row + kMapThreads - 1) / kMapThreads, static_cast<unsigned>(g.height));
-  map_kernel<In, O><<<grid, kMapThreads, 0, s>>>(g, static_cast<unsigned char*>(out), out_stride,
-                                                                          frame, colour, reverse ? 1 : 0);
+                      const MapColour& colour, bool reverse, bool programmatic, cudaStream_t s) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((g.groups_per_row + kMapThreads - 1) / kMapThreads, static_cast<unsigned>(g.height));
+  cfg.blockDim = dim3(kMapThreads);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = programmatic ? 1 : 0;
+  TK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, map_kernel<In, O>, g, static_cast<unsigned char*>(out), out_stride, frame,
+                                   colour, reverse ? 1 : 0));
   TK_CUDA_CHECK_LAUNCH("map_kernel");
   return {};
 }
 
 template <class In>
 Status launch_map_in(OutputFormat out, const FrameGeometry& g, void* d_out, std::size_t out_stride, const DeviceFrame* frame,
-                     const MapColour& colour, bool reverse, cudaStream_t s) {
+                     const MapColour& colour, bool reverse, bool programmatic, cudaStream_t s) {
   const bool four = out.channels == 4;
   switch (out.type) {
     case PixelType::u8:
-      return four ? launch_map_for<In, OutFmt<0, 4>>(g, d_out, out_stride, frame, colour, reverse, s)
-                  : launch_map_for<In, OutFmt<0, 3>>(g, d_out, out_stride, frame, colour, reverse, s);
+      return four ? launch_map_for<In, OutFmt<0, 4>>(g, d_out, out_stride, frame, colour, reverse, programmatic, s)
+                  : launch_map_for<In, OutFmt<0, 3>>(g, d_out, out_stride, frame, colour, reverse, programmatic, s);
     case PixelType::u16:
-      return four ? launch_map_for<In, OutFmt<1, 4>>(g, d_out, out_stride, frame, colour, reverse, s)
-                  : launch_map_for<In, OutFmt<1, 3>>(g, d_out, out_stride, frame, colour, reverse, s);
+      return four ? launch_map_for<In, OutFmt<1, 4>>(g, d_out, out_stride, frame, colour, reverse, programmatic, s)
+                  : launch_map_for<In, OutFmt<1, 3>>(g, d_out, out_stride, frame, colour, reverse, programmatic, s);
     case PixelType::f16:
-      return four ? launch_map_for<In, OutFmt<2, 4>>(g, d_out, out_stride, frame, colour, reverse, s)
-                  : launch_map_for<In, OutFmt<2, 3>>(g, d_out, out_stride, frame, colour, reverse, s);
+      return four ? launch_map_for<In, OutFmt<2, 4>>(g, d_out, out_stride, frame, colour, reverse, programmatic, s)
+                  : launch_map_for<In, OutFmt<2, 3>>(g, d_out, out_stride, frame, colour, reverse, programmatic, s);
     case PixelType::f32:
-      return four ? launch_map_for<In, OutFmt<3, 4>>(g, d_out, out_stride, frame, colour, reverse, s)
-                  : launch_map_for<In, OutFmt<3, 3>>(g, d_out, out_stride, frame, colour, reverse, s);
+      return four ? launch_map_for<In, OutFmt<3, 4>>(g, d_out, out_stride, frame, colour, reverse, programmatic, s)
+                  : launch_map_for<In, OutFmt<3, 3>>(g, d_out, out_stride, frame, colour, reverse, programmatic, s);
   }
   return invalid_argument("unknown output pixel type");
 }
@@ -342,11 +314,11 @@ Status launch_map_in(OutputFormat out, const FrameGeometry& g, void* d_out, std:
 }  // namespace
 
 Status launch_map(InputFormat in, OutputFormat out, const FrameGeometry& g, void* device_out, std::size_t out_stride,
-                  const DeviceFrame* frame, const MapColour& colour, bool reverse, cudaStream_t s) {
+                  const DeviceFrame* frame, const MapColour& colour, bool reverse, bool programmatic, cudaStream_t s) {
   switch (in) {
-    case InputFormat::rgb_f32: return launch_map_in<InF32x3>(out, g, device_out, out_stride, frame, colour, reverse, s);
-    case InputFormat::rgba_f32: return launch_map_in<InF32x4>(out, g, device_out, out_stride, frame, colour, reverse, s);
-    case InputFormat::rgba_f16: return launch_map_in<InF16x4>(out, g, device_out, out_stride, frame, colour, reverse, s);
+    case InputFormat::rgb_f32: return launch_map_in<InF32x3>(out, g, device_out, out_stride, frame, colour, reverse, programmatic, s);
+    case InputFormat::rgba_f32: return launch_map_in<InF32x4>(out, g, device_out, out_stride, frame, colour, reverse, programmatic, s);
+    case InputFormat::rgba_f16: return launch_map_in<InF16x4>(out, g, device_out, out_stride, frame, colour, reverse, programmatic, s);
   }
   return invalid_argument("unknown input format");
 }

@@ -80,6 +80,7 @@ Status scan_temp_bytes(std::size_t& bytes);
 Status launch_histeq_table(ScanAlgorithm algo, const unsigned long long* hist, unsigned long long* cdf, int bins,
                            float* table, void* cub_temp, std::size_t cub_temp_bytes, cudaStream_t s);
 Status launch_map(InputFormat in, OutputFormat out, const FrameGeometry& g, void* device_out, std::size_t out_stride,
-                  const DeviceFrame* frame, const MapColour& colour, bool reverse, cudaStream_t s);
+                  const DeviceFrame* frame, const MapColour& colour, bool reverse, bool programmatic,
+                  cudaStream_t s);
 
 }  // namespace tonekit::cuda

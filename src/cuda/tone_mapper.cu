@@ -159,7 +159,8 @@ Status ToneMapper::process(const void* device_in, std::size_t in_stride, void* d
       return st;
   }
   if (Status st = m.timings ? m.ev.record(2, s) : Status{}; !st.ok()) return st;
-  if (Status st = cuda::launch_map(c.input, c.output, g, device_out, out_stride, m.frame, m.colour, c.map_backwards, s); !st.ok())
+  if (Status st = cuda::launch_map(c.input, c.output, g, device_out, out_stride, m.frame, m.colour, c.map_backwards,
+                                         c.programmatic_launch, s); !st.ok())
     return st;
   if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;
   m.ran = true;

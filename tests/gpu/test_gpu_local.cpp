@@ -96,7 +96,8 @@ HostFrame make_frame(const std::vector<float>& px, int w, int h, int src_c, Inpu
 
 struct Options {
   DodgeVariant variant = DodgeVariant::readonly_cache;
-  SatPrecision sat_auto = SatPrecision::global_f64;
+  SatPrecision sat_auto = SatPrecision::tile_local_f64;  // LocalToneMapperConfig's default
+  int tile_width = 64;
   bool user_stream = false;
   int frames = 1;
 };
@@ -154,11 +155,44 @@ bool sat_search_has_tie(const std::vector<float>& lw, const std::vector<double>&
   return false;
 }
 
+// The same for reinhard-local: V1 of each level by the reference's separable Gaussian (weights
+// core::gaussian_weight, clamp-to-edge), evaluated in float64 at (x, y) alone. Both backends
+// accumulate in float (in different orders), so a tie is an activity within 1e-5 of its
+// threshold, relative to the responses.
+bool gauss_search_has_tie(const std::vector<float>& lw, int w, int h, const core::LocalSettings& s, int x, int y) {
+  auto level = [&](int i) {
+    const int r = core::gaussian_radius(i);
+    double acc = 0.0;
+    for (int dy = -r; dy <= r; ++dy) {
+      const int yy = std::min(std::max(y + dy, 0), h - 1);
+      double row = 0.0;
+      for (int dx = -r; dx <= r; ++dx) {
+        const int xx = std::min(std::max(x + dx, 0), w - 1);
+        row += core::gaussian_weight(i, std::abs(dx)) * lw[static_cast<std::size_t>(yy) * w + xx];
+      }
+      acc += core::gaussian_weight(i, std::abs(dy)) * row;
+    }
+    return acc * static_cast<double>(static_cast<float>(s.lum_scale));
+  };
+  double centre = level(0);
+  for (int i = 0; i + 1 < s.scales; ++i) {
+    const double surround = level(i + 1);
+    const double lhs = std::fabs(centre - surround), rhs = s.epsilon * (core::activity_offset(s, i) + centre);
+    if (std::fabs(lhs - rhs) <= 1e-5 * (centre + surround) + 1e-30) return true;
+    if (!(lhs < rhs)) return false;
+    centre = surround;
+  }
+  return false;
+}
+
 void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat out_fmt, const Options& o = {}) {
   const std::string what = std::string(params.op().id) + " sat=" +
                            (std::string(params.op().id) == "reinhard-sat"
                                 ? std::to_string(int(params.get("sat"))) +
-                                      (o.sat_auto == SatPrecision::tiled_f32_pairs && params.get("sat") == 0 ? "(tiled)" : "")
+                                      (params.get("sat") != 0 ? ""
+                                       : o.sat_auto == SatPrecision::tiled_f32_pairs ? "(tiled pairs)"
+                                       : o.sat_auto == SatPrecision::global_f64       ? "(global f64)"
+                                                                                      : "(tile-local " + std::to_string(o.tile_width) + ")")
                                 : "-") +
                            " " + dodge_variant_name(o.variant) + " " + input_format_name(f.fmt) + " -> " +
                            pixel_type_name(out_fmt.type) + "x" + std::to_string(out_fmt.channels) + " " +
@@ -177,6 +211,7 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
   cfg.params = params;
   cfg.variant = o.variant;
   cfg.sat_auto = o.sat_auto;
+  cfg.tile_width = o.tile_width;
   auto mapper = LocalToneMapper::create(cfg);
   ASSERT_TRUE(mapper.ok()) << mapper.status().message();
   OutputImage gpu;
@@ -201,6 +236,7 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
   const double tol = out_fmt.type == PixelType::u8 ? 0 : out_fmt.type == PixelType::u16 ? 1 : out_fmt.type == PixelType::f16 ? 1e-3 : 1e-5;
   const double max_allowed = out_fmt.type == PixelType::u8 ? 2 : out_fmt.type == PixelType::u16 ? 2 * 257 : 0.01;
   const bool is_sat = std::string(params.op().id) == "reinhard-sat";
+  const bool is_gauss = std::string(params.op().id) == "reinhard-local";
   std::vector<float> lw;
   std::vector<double> table;
   core::LocalSettings ls;
@@ -227,6 +263,12 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
         ls = core::make_local_settings(params, cpu_stats);
       }
       tie = sat_search_has_tie(lw, table, f.w, f.h, ls, x, y);
+    } else if (is_gauss) {
+      if (lw.empty()) {
+        lw = luminance_plane(f);
+        ls = core::make_local_settings(params, cpu_stats);
+      }
+      tie = gauss_search_has_tie(lw, f.w, f.h, ls, x, y);
     }
     if (tie) {
       ties += pixel != last_pixel;
@@ -270,6 +312,12 @@ TEST_P(GpuLocal, test_gpu_local_operators_match_cpu) {
   Options tiled;
   tiled.sat_auto = SatPrecision::tiled_f32_pairs;
   check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, tiled);
+  Options global;
+  global.sat_auto = SatPrecision::global_f64;
+  check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, global);
+  Options narrow;  // the other tile shape of the tile-local tables
+  narrow.tile_width = 32;
+  check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, narrow);
 }
 
 TEST_P(GpuLocal, test_gpu_reinhard_sat_every_algorithm_and_variant) {
@@ -286,7 +334,10 @@ TEST_P(GpuLocal, test_gpu_reinhard_sat_every_algorithm_and_variant) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, GpuLocal, ::testing::Values(Size{1, 1}, Size{31, 17}, Size{1920, 1080}, Size{4097, 2161}),
+// Tile +- 1 of the tile-local tables (64 x 32 and 32 x 32 pixels per block) and 8K.
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuLocal,
+                         ::testing::Values(Size{1, 1}, Size{31, 17}, Size{63, 33}, Size{65, 31}, Size{1920, 1080},
+                                           Size{4097, 2161}, Size{7680, 4320}),
                          [](const auto& info) { return std::to_string(info.param.w) + "x" + std::to_string(info.param.h); });
 
 // Formats, parameters and streams at a small awkward size (also the sanitizer's subset).
@@ -326,6 +377,11 @@ TEST(GpuLocalErrors, test_gpu_local_rejects_global_operator_and_bad_size) {
   cfg.params = params_for("reinhard");
   EXPECT_FALSE(LocalToneMapper::create(cfg).ok());
   cfg.params = params_for("reinhard-sat");
+  cfg.tile_width = 48;  // the tile-local tables come in 32 and 64 pixel widths
+  auto bad_tile = LocalToneMapper::create(cfg);
+  ASSERT_FALSE(bad_tile.ok());
+  EXPECT_NE(bad_tile.status().message().find("tile_width"), std::string::npos) << bad_tile.status().message();
+  cfg.tile_width = 64;
   cfg.width = 0;
   EXPECT_FALSE(LocalToneMapper::create(cfg).ok());
 }

@@ -220,7 +220,8 @@ struct BlurEngine::Impl {
 
   Status run(const float* in, float* out, cudaStream_t s) {
     if (id == "separable" && fused) return separable_fused(in, out, w, h, C, weights, radius, s);
-    if (id == "gaussian" || id == "separable") return separable(in, work_t, out, w, h, C, weights, radius, id == "gaussian", s);
+    if (id == "gaussian" || id == "separable")
+      return separable(in, work_t, out, w, h, C, weights, radius, id == "gaussian", s, cfg.separable_banded);
     if (id == "direct" || id == "reshuffle") return convolve_2d(in, out, w, h, C, k2d, s);
     if (id == "fft") return fft_run(fft, in, out, s);
     if (id == "spreading") {

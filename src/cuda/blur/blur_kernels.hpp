@@ -19,8 +19,15 @@ Status copy_plane(const float* in, float* out, int w, int h, int channels, cudaS
 constexpr int kSepOutputs = 8;  // outputs per thread along the filter direction (register blocking)
 int separable_taps(int radius);
 bool separable_fits(int radius, int channels);  // the row pass's shared tile fits the device
+// banded: frames whose intermediate exceeds ~L2 / 2 run the passes over bands of rows through a
+// ring of rows that stays in L2 (separable_bands; ring 0 = one band, the whole frame).
+struct SeparableBands {
+  int ring = 0;  // rows of the intermediate ring, a power of two (0: not banded)
+  int band = 0;  // output rows per band, <= ring - 2 radius
+};
+SeparableBands separable_bands(int w, int h, int channels, int radius);
 Status separable(const float* in, float* tmp, float* out, int w, int h, int channels, const double* weights,
-                 int radius, bool f64, cudaStream_t s);
+                 int radius, bool f64, cudaStream_t s, bool banded = false);
 
 // The same convolution (float accumulation) in one pass: rows filtered into a shared-memory ring,
 // columns from the ring; the intermediate never reaches device memory. Radii whose ring does not

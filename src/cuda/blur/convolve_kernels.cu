@@ -10,6 +10,11 @@
 // through shared memory so the global stores are 16-byte and coalesced.
 // Separable, columns: each thread owns one pixel column (a 16-byte RGBA load per row, coalesced
 // across the warp) and 8 consecutive outputs, same sliding window; rows come through L1.
+// Banded (optional, BlurEngineConfig::separable_banded; off: slower on the H100, see
+// bench/BLUR_NOTES.md): for frames whose intermediate exceeds ~L2 / 2 the passes alternate over bands of
+// B rows, rows(b) then columns(b), and the intermediate is a ring of `ring` rows (a power of two
+// >= B + 2r; row y lives in slot y & (ring - 1)): the ring stays in L2, so its rows are written
+// and read there and never reach DRAM; the frame moves its input and output bytes only.
 #include <algorithm>
 
 #include "cuda/blur/blur_kernels.hpp"
@@ -48,13 +53,14 @@ __global__ void crop_kernel(const float* __restrict__ in, int pw, int pad, float
 template <int C, class A>
 __global__ void __launch_bounds__(kRowThreads) sep_rows_kernel(const float* __restrict__ in, float* __restrict__ out,
                                                                int w, int h, const double* __restrict__ weights,
-                                                               int radius, int taps) {
+                                                               int radius, int taps, int y_begin, int y_end,
+                                                               unsigned ring_mask) {
   constexpr int kRows = 4 / C;
   extern __shared__ __align__(16) unsigned char smem[];
   A* wsh = reinterpret_cast<A*>(smem);
   float* planes = reinterpret_cast<float*>(wsh + taps);
   const int span = kRowSegment + taps, stride = plane_stride(span);
-  const int x0 = blockIdx.x * kRowSegment, y0 = blockIdx.y * kRows;
+  const int x0 = blockIdx.x * kRowSegment, y0 = y_begin + static_cast<int>(blockIdx.y) * kRows;
   for (int i = threadIdx.x; i < taps; i += kRowThreads) wsh[i] = static_cast<A>(weights[i]);
   for (int rr = 0; rr < kRows; ++rr) {
     const int y = min(y0 + rr, h - 1);
@@ -93,8 +99,8 @@ __global__ void __launch_bounds__(kRowThreads) sep_rows_kernel(const float* __re
   __syncthreads();
   for (int rr = 0; rr < kRows; ++rr) {
     const int y = y0 + rr;
-    if (y >= h) break;
-    float* dst = out + static_cast<size_t>(y) * w * C;
+    if (y >= y_end) break;
+    float* dst = out + static_cast<size_t>(static_cast<unsigned>(y) & ring_mask) * w * C;
     for (int i = threadIdx.x; i < kRowSegment && x0 + i < w; i += kRowThreads) {
       Pix<C, float> p;
 #pragma unroll
@@ -108,18 +114,20 @@ __global__ void __launch_bounds__(kRowThreads) sep_rows_kernel(const float* __re
 template <int C, class A>
 __global__ void __launch_bounds__(128) sep_cols_kernel(const float* __restrict__ in, float* __restrict__ out, int w,
                                                        int h, const double* __restrict__ weights, int radius,
-                                                       int taps) {
+                                                       int taps, int y_begin, int y_end, unsigned ring_mask) {
   extern __shared__ __align__(16) unsigned char smem[];
   A* wsh = reinterpret_cast<A*>(smem);
   const int tid = threadIdx.y * 32 + threadIdx.x;
   for (int i = tid; i < taps; i += 128) wsh[i] = static_cast<A>(weights[i]);
   __syncthreads();
   const int x = blockIdx.x * 32 + threadIdx.x;
-  const int y0 = (blockIdx.y * 4 + threadIdx.y) * K;
-  if (x >= w || y0 >= h) return;
+  const int y0 = y_begin + static_cast<int>(blockIdx.y * 4 + threadIdx.y) * K;
+  if (x >= w || y0 >= y_end) return;
   const float* col = in + static_cast<size_t>(x) * C;
   const size_t pitch = static_cast<size_t>(w) * C;
-  auto at = [&](int y) { return load_pix<C>(col + static_cast<size_t>(clampi(y, 0, h - 1)) * pitch); };
+  auto at = [&](int y) {
+    return load_pix<C>(col + static_cast<size_t>(static_cast<unsigned>(clampi(y, 0, h - 1)) & ring_mask) * pitch);
+  };
   Pix<C, A> acc[K];
   Pix<C, float> v[2 * K];
 #pragma unroll
@@ -140,7 +148,7 @@ __global__ void __launch_bounds__(128) sep_cols_kernel(const float* __restrict__
   }
 #pragma unroll
   for (int k = 0; k < K; ++k)
-    if (y0 + k < h) store_pix<C, A>(out + static_cast<size_t>(y0 + k) * pitch + static_cast<size_t>(x) * C, acc[k]);
+    if (y0 + k < y_end) store_pix<C, A>(out + static_cast<size_t>(y0 + k) * pitch + static_cast<size_t>(x) * C, acc[k]);
 }
 
 // Fused separable pass (one read of the input, one write of the output): a block owns a strip
@@ -314,18 +322,40 @@ Status allow_smem(Kern kernel, size_t bytes) {
 
 template <int C, class A>
 Status separable_t(const float* in, float* tmp, float* out, int w, int h, const double* weights, int radius,
-                   cudaStream_t s) {
+                   bool banded, cudaStream_t s) {
   const int taps = separable_taps(radius);
   const size_t rs = row_smem(taps, C, sizeof(A) == 8);
   if (Status st = allow_smem(sep_rows_kernel<C, A>, rs); !st.ok()) return st;
-  const dim3 rgrid((w + kRowSegment - 1) / kRowSegment, (h + 4 / C - 1) / (4 / C));
-  sep_rows_kernel<C, A><<<rgrid, kRowThreads, rs, s>>>(in, tmp, w, h, weights, radius, taps);
-  TK_CUDA_CHECK_LAUNCH("sep_rows_kernel");
   const size_t cs = static_cast<size_t>(taps) * sizeof(A);
   if (Status st = allow_smem(sep_cols_kernel<C, A>, cs); !st.ok()) return st;
-  const dim3 cgrid((w + 31) / 32, (h + 4 * K - 1) / (4 * K));
-  sep_cols_kernel<C, A><<<cgrid, dim3(32, 4), cs, s>>>(tmp, out, w, h, weights, radius, taps);
-  TK_CUDA_CHECK_LAUNCH("sep_cols_kernel");
+  auto rows = [&](int y0, int y1, unsigned mask) -> Status {
+    const dim3 grid((w + kRowSegment - 1) / kRowSegment, (y1 - y0 + 4 / C - 1) / (4 / C));
+    sep_rows_kernel<C, A><<<grid, kRowThreads, rs, s>>>(in, tmp, w, h, weights, radius, taps, y0, y1, mask);
+    TK_CUDA_CHECK_LAUNCH("sep_rows_kernel");
+    return {};
+  };
+  auto cols = [&](int y0, int y1, unsigned mask) -> Status {
+    const dim3 grid((w + 31) / 32, (y1 - y0 + 4 * K - 1) / (4 * K));
+    sep_cols_kernel<C, A><<<grid, dim3(32, 4), cs, s>>>(tmp, out, w, h, weights, radius, taps, y0, y1, mask);
+    TK_CUDA_CHECK_LAUNCH("sep_cols_kernel");
+    return {};
+  };
+  const SeparableBands bands = banded ? separable_bands(w, h, C, radius) : SeparableBands{};
+  if (bands.ring == 0) {
+    if (Status st = rows(0, h, ~0u); !st.ok()) return st;
+    return cols(0, h, ~0u);
+  }
+  // rows(b) produces the rows columns(b) needs beyond what rows(b - 1) made: up to (b + 1) B + r.
+  const unsigned mask = static_cast<unsigned>(bands.ring - 1);
+  int made = 0;
+  for (int y0 = 0; y0 < h; y0 += bands.band) {
+    const int y1 = std::min(h, y0 + bands.band), need = std::min(h, y1 + radius);
+    if (need > made) {
+      if (Status st = rows(made, need, mask); !st.ok()) return st;
+      made = need;
+    }
+    if (Status st = cols(y0, y1, mask); !st.ok()) return st;
+  }
   return {};
 }
 
@@ -372,6 +402,22 @@ Status separable_fused(const float* in, float* out, int w, int h, int channels, 
 
 int separable_taps(int radius) { return (2 * radius + 1 + K - 1) / K * K; }
 
+SeparableBands separable_bands(int w, int h, int channels, int radius) {
+  const size_t row_bytes = sizeof(float) * static_cast<size_t>(w) * channels;
+  constexpr size_t kWholeBudget = 24u << 20, kRingBudget = 32u << 20;  // H100: 50 MB of L2
+  SeparableBands b;
+  if (row_bytes * static_cast<size_t>(h) <= kWholeBudget) return b;  // the whole intermediate fits L2
+  for (int ring = 1024; ring >= 64; ring /= 2) {
+    const int band = (ring - 2 * radius) / (4 * K) * (4 * K);  // whole column-pass blocks
+    if (band >= 64 && static_cast<size_t>(ring) * row_bytes <= kRingBudget && ring < h) {
+      b.ring = ring;
+      b.band = band;
+      return b;
+    }
+  }
+  return b;
+}
+
 bool separable_fits(int radius, int channels) {
   return row_smem(separable_taps(radius), channels, true) <= static_cast<size_t>(kMaxRowSmem);
 }
@@ -399,15 +445,15 @@ Status copy_plane(const float* in, float* out, int w, int h, int channels, cudaS
 }
 
 Status separable(const float* in, float* tmp, float* out, int w, int h, int channels, const double* weights,
-                 int radius, bool f64, cudaStream_t s) {
+                 int radius, bool f64, cudaStream_t s, bool banded) {
   if (!separable_fits(radius, channels))
     return invalid_argument("cuda blur: separable radius " + std::to_string(radius) +
                             " exceeds the row pass's shared tile; use fft or a pyramid");
   if (channels == 4)
-    return f64 ? separable_t<4, double>(in, tmp, out, w, h, weights, radius, s)
-               : separable_t<4, float>(in, tmp, out, w, h, weights, radius, s);
-  return f64 ? separable_t<1, double>(in, tmp, out, w, h, weights, radius, s)
-             : separable_t<1, float>(in, tmp, out, w, h, weights, radius, s);
+    return f64 ? separable_t<4, double>(in, tmp, out, w, h, weights, radius, banded, s)
+               : separable_t<4, float>(in, tmp, out, w, h, weights, radius, banded, s);
+  return f64 ? separable_t<1, double>(in, tmp, out, w, h, weights, radius, banded, s)
+             : separable_t<1, float>(in, tmp, out, w, h, weights, radius, banded, s);
 }
 
 Status convolve_2d(const float* in, float* out, int w, int h, int channels, const Kernel2D& k, cudaStream_t s) {

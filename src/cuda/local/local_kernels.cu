@@ -17,6 +17,7 @@
 #include "core/colour.hpp"
 #include "core/colour_parts.hpp"
 #include "cuda/check.hpp"
+#include "cuda/encode_fast.cuh"
 #include "cuda/formats.hpp"
 #include "cuda/local/local_launch.hpp"
 
@@ -180,27 +181,44 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) drago_columns(const float* _
 // ---- the map kernel ----
 
 // The colour stage and the store (the CPU's colour_chunk + store_chunk maths), one pixel.
-// v^e on the special-function unit: ex2(lg2(v) e), each within 2^-22 relative (the global map
-// kernel's transfer_pow, src/cuda/map_kernel.cu: 1e-4 of an 8-bit step); v = 0 gives 0.
-__device__ __forceinline__ float pow_sfu(float v, float e) {
-  float l, y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(v));
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(l * e));
-  return y;
-}
-// core::encode_srgb / encode_gamma with pow_sfu for powf.
+// core::encode_srgb / encode_gamma with cuda::transfer_pow (SFU) for powf.
 __device__ __forceinline__ float encode_fast(float v, float gamma, float inv_gamma) {
   v = core::clamp01(v);
   if (gamma == 0.0f) {
-    const float curve = 1.055f * pow_sfu(v, static_cast<float>(1.0 / 2.4)) - 0.055f;
+    const float curve = 1.055f * cuda::transfer_pow(v, static_cast<float>(1.0 / 2.4)) - 0.055f;
     return v <= 0.0031308f ? 12.92f * v : curve;
   }
-  return pow_sfu(v, inv_gamma);
+  return cuda::transfer_pow(v, inv_gamma);
 }
-constexpr float kMinLuminance = 1.17549435e-38f;  // rcp finite above it (below: black, as on the CPU to 1e-37)
+using cuda::kMinLuminance;
 
 __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y, float r, float g, float b, float al,
                                          float lw, float ld) {
+  if (a.out_code == 0 && a.saturation == 1.0f && a.gamma == 0.0f && a.dither) {
+    // The default output (8-bit sRGB, dithered, saturation 1), as the global map kernel's default
+    // path (cuda/encode_fast.cuh): c * (L_d / L_w) with the ratio once per pixel on the SFU, one
+    // dither hash per pixel, no conversion-pipe rounding, one 4-byte store for RGBA
+    // (bench/LOCAL_NOTES.md v3: this epilogue was most of every local map kernel).
+    const float k = lw >= cuda::kMinLuminance ? ld * cuda::rcp_approx(lw) : 0.0f;
+    const std::uint32_t h = core::dither_pixel_hash(x, core::dither_row_seed(y));
+    const unsigned c0 = cuda::quantise_dither_default<255u>(cuda::encode_srgb_default(r * k), cuda::dither_noise_fast(h, 0));
+    const unsigned c1 = cuda::quantise_dither_default<255u>(cuda::encode_srgb_default(g * k), cuda::dither_noise_fast(h, 1));
+    const unsigned c2 = cuda::quantise_dither_default<255u>(cuda::encode_srgb_default(b * k), cuda::dither_noise_fast(h, 2));
+    unsigned char* p = a.out + static_cast<std::size_t>(y) * a.out_stride + static_cast<std::size_t>(x) * a.out_channels;
+    if (a.out_channels == 4) {
+      const unsigned word = c0 | c1 << 8 | c2 << 16 | cuda::round_half_up(al * 255.0f) << 24;
+      if ((reinterpret_cast<std::uintptr_t>(p) & 3u) == 0) {
+        *reinterpret_cast<unsigned*>(p) = word;
+      } else {
+        for (int c = 0; c < 4; ++c) p[c] = static_cast<unsigned char>(word >> (8 * c));
+      }
+    } else {
+      p[0] = static_cast<unsigned char>(c0);
+      p[1] = static_cast<unsigned char>(c1);
+      p[2] = static_cast<unsigned char>(c2);
+    }
+    return;
+  }
   // core::reconstruct_channel with c / L_w as c * rcp(L_w) (within an ulp) when saturation is 1.
   float v[3];
   if (a.saturation == 1.0f) {
@@ -376,10 +394,186 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
   }
 }
 
+// ---- reinhard-sat with tile-local tables (SatPrecision::tile_local_f64) ----
+// No whole-frame table and no luminance plane: each block stages the sanitised luminance of its
+// TW x TH pixels plus a kHalo border (the largest box, 39 px, reaches 19 px out) straight from
+// the input, with clamped coordinates, so the staged region *is* the edge-replicated image that
+// sat::box_sum_replicated describes; it builds the region's exclusive float64 table in shared
+// memory (row sums, then column sums) and runs the unrolled scale search on it. The table spans
+// at most (TW + 38) x (TH + 38) values, so its rounding is ~1e-16 of a tile's sum (the global
+// table: ~1e-16 of the frame's sum, 2.3e-6 absolute at 8K): the same box means as the CPU's to
+// within float64 rounding. Cost: the region is read ((TW + 38)(TH + 38)) / (TW TH) times over
+// (4.8x for 32 x 32, 3.5x for 64 x 32), from L2 after the first touch.
+template <int TW, int TH>
+struct TileDims {
+  static constexpr int kRegionW = TW + 2 * kHalo, kRegionH = TH + 2 * kHalo;
+  // Row 0 and column 0 are the exclusive table's zeros. An odd pitch (in doubles) keeps the
+  // per-row scans (one thread per row) free of bank conflicts.
+  static constexpr int kPitch = (kRegionW + 1) % 2 == 1 ? kRegionW + 1 : kRegionW + 2;
+  static constexpr int kRows = kRegionH + 1;
+  static constexpr std::size_t kBytes = static_cast<std::size_t>(kRows) * kPitch * sizeof(double);
+};
+constexpr int kTileThreads = kBlockX * kBlockY;
+
+// One pixel's sanitised r, g, b, alpha with no branch on alignment (kVec: the frame's base and
+// stride allow one 8- / 16-byte load per pixel; the kernel checks that once), so that a batch of
+// these loads is issued back to back.
+template <class In, bool kVec>
+__device__ __forceinline__ void load_pixel_uniform(const unsigned char* row, int x, float& r, float& g, float& b,
+                                                   float& a) {
+  const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
+  if constexpr (kVec && In::bytes == 8) {
+    const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
+    r = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.x & 0xFFFFu))));
+    g = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.x >> 16))));
+    b = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.y & 0xFFFFu))));
+    a = core::clamp01(sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.y >> 16)))));
+  } else if constexpr (kVec && In::bytes == 16) {
+    const float4 v = __ldg(reinterpret_cast<const float4*>(q));
+    r = sanitise(v.x);
+    g = sanitise(v.y);
+    b = sanitise(v.z);
+    a = core::clamp01(sanitise(v.w));
+  } else {
+    r = sanitise(cuda::load_scalar(q));
+    g = sanitise(cuda::load_scalar(q + 1));
+    b = sanitise(cuda::load_scalar(q + 2));
+    a = In::channels == 4 ? core::clamp01(sanitise(cuda::load_scalar(q + 3))) : 1.0f;
+  }
+}
+
+// Stage the region's luminance into the table (entry (ry + 1, rx + 1)): kBatch loads in flight
+// per thread, unconditional (indices past the region re-read its last entry, stores are guarded).
+template <class In, bool kVec, int TW, int TH>
+__device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int y0, int tid, double* tile) {
+  using D = TileDims<TW, TH>;
+  constexpr int kN = D::kRegionW * D::kRegionH;
+  constexpr int kIters = (kN + kTileThreads - 1) / kTileThreads, kBatch = 8;
+  for (int it0 = 0; it0 < kIters; it0 += kBatch) {
+    float lv[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int i = min(tid + (it0 + u) * kTileThreads, kN - 1);
+      const int ry = i / D::kRegionW, rx = i - ry * D::kRegionW;
+      const int gx = min(max(x0 - kHalo + rx, 0), a.width - 1), gy = min(max(y0 - kHalo + ry, 0), a.height - 1);
+      float r, g, b, al;
+      load_pixel_uniform<In, kVec>(a.in + static_cast<std::size_t>(gy) * a.in_stride, gx, r, g, b, al);
+      lv[u] = core::luminance_fma(r, g, b);
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int i = tid + (it0 + u) * kTileThreads;
+      if (i < kN) {
+        const int ry = i / D::kRegionW, rx = i - ry * D::kRegionW;
+        tile[(ry + 1) * D::kPitch + rx + 1] = static_cast<double>(lv[u]);
+      }
+    }
+  }
+}
+
+// The block's pixels, kPx per thread: all loads first (coordinates clamped, so unconditional),
+// then the search and the store for the pixels inside the frame.
+template <class In, bool kVec, int TW, int TH>
+__device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const core::LocalSettings& s, bool needed, int x0,
+                                                int y0, const double* tile) {
+  using D = TileDims<TW, TH>;
+  constexpr int kPx = TW * TH / kTileThreads;
+  constexpr int kRowsPerPass = kTileThreads / TW;
+  const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
+  const int px = tid % TW, py0 = tid / TW;
+  const int x = x0 + px;
+  float r[kPx], g[kPx], b[kPx], al[kPx];
+#pragma unroll
+  for (int k = 0; k < kPx; ++k) {
+    const int y = min(y0 + py0 + k * kRowsPerPass, a.height - 1);
+    load_pixel_uniform<In, kVec>(a.in + static_cast<std::size_t>(y) * a.in_stride, min(x, a.width - 1), r[k], g[k], b[k], al[k]);
+  }
+  if (x >= a.width) return;
+  const float scale = static_cast<float>(s.lum_scale);
+  const double tscale = static_cast<double>(scale);
+#pragma unroll
+  for (int k = 0; k < kPx; ++k) {
+    const int py = py0 + k * kRowsPerPass, y = y0 + py;
+    if (y >= a.height) break;
+    const float lw = core::luminance_fma(r[k], g[k], b[k]);
+    const float lum = lw * scale;
+    float v1 = lum;
+    if (needed) {
+      // The pixel sits at region (px + kHalo, py + kHalo); a centred box of width 2 rr + 1
+      // covers region rows / columns [c - rr, c + rr]: table entries c - rr and c + rr + 1.
+      const int cx = px + kHalo, cy = py + kHalo;
+      auto box = [&](int width) {
+        const int rr = width >> 1;
+        const double* top = tile + (cy - rr) * D::kPitch;
+        const double* bottom = tile + (cy + rr + 1) * D::kPitch;
+        return (bottom[cx + rr + 1] - bottom[cx - rr]) - (top[cx + rr + 1] - top[cx - rr]);
+      };
+      v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
+    }
+    local_store(a, x, y, r[k], g[k], b[k], al[k], lw, core::reinhard_local_ld(lum, v1));
+  }
+}
+
+template <class In, int TW, int TH>
+__global__ void __launch_bounds__(kTileThreads) sat_tile_map_kernel(LocalMapArgs a) {
+  using D = TileDims<TW, TH>;
+  extern __shared__ double tile[];  // D::kRows x D::kPitch
+  const core::LocalSettings s = *a.settings;
+  const int x0 = static_cast<int>(blockIdx.x) * TW, y0 = static_cast<int>(blockIdx.y) * TH;
+  const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
+  // One 8- / 16-byte load per pixel when the base and the stride allow it (uniform per frame).
+  const bool vec = (reinterpret_cast<std::uintptr_t>(a.in) % In::bytes) == 0 && a.in_stride % In::bytes == 0 &&
+                   (In::bytes == 8 || In::bytes == 16);
+  const bool needed = s.scales > 1 && s.epsilon > 0;  // block-uniform
+  if (needed) {
+    for (int i = tid; i < D::kPitch; i += kTileThreads) tile[i] = 0.0;
+    for (int i = tid; i < D::kRows; i += kTileThreads) tile[i * D::kPitch] = 0.0;
+    if (vec) stage_region<In, true, TW, TH>(a, x0, y0, tid, tile);
+    else stage_region<In, false, TW, TH>(a, x0, y0, tid, tile);
+    __syncthreads();
+    for (int r = tid; r < D::kRegionH; r += kTileThreads) {  // row prefix sums, a thread per row
+      double* row = tile + (r + 1) * D::kPitch + 1;
+      double acc = 0.0;
+#pragma unroll 8
+      for (int k = 0; k < D::kRegionW; ++k) {
+        acc += row[k];
+        row[k] = acc;
+      }
+    }
+    __syncthreads();
+    for (int c = tid; c < D::kRegionW; c += kTileThreads) {  // column prefix sums, a thread per column
+      double* col = tile + D::kPitch + 1 + c;
+      double acc = 0.0;
+#pragma unroll 8
+      for (int k = 0; k < D::kRegionH; ++k) {
+        acc += col[k * D::kPitch];
+        col[k * D::kPitch] = acc;
+      }
+    }
+    __syncthreads();
+  }
+  if (vec) map_tile_pixels<In, true, TW, TH>(a, s, needed, x0, y0, tile);
+  else map_tile_pixels<In, false, TW, TH>(a, s, needed, x0, y0, tile);
+}
+
+template <class In, int TW, int TH>
+Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
+  using D = TileDims<TW, TH>;
+  static const cudaError_t attr = cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       static_cast<int>(D::kBytes));
+  TK_CUDA_CHECK(attr);
+  const dim3 block(kBlockX, kBlockY), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
+  sat_tile_map_kernel<In, TW, TH><<<grid, block, D::kBytes, s>>>(a);
+  TK_CUDA_CHECK_LAUNCH("sat_tile_map_kernel");
+  return {};
+}
+
 template <class In>
 Status launch_map_in(LocalPath path, DodgeVariant v, const LocalMapArgs& a, cudaStream_t s) {
   const dim3 block(kBlockX, kBlockY), grid((a.width + kBlockX - 1) / kBlockX, (a.height + kBlockY - 1) / kBlockY);
   switch (path) {
+    case LocalPath::sat_tile: return a.tile_width == 64 ? launch_sat_tile<In, 64, 32>(a, s) : launch_sat_tile<In, 32, 32>(a, s);
     case LocalPath::gauss: local_map_kernel<In, LocalPath::gauss, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
     case LocalPath::drago: local_map_kernel<In, LocalPath::drago, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
     case LocalPath::sat_tiled:

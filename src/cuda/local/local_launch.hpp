@@ -42,9 +42,10 @@ struct LocalMapArgs {
   const float* hi = nullptr;         // reinhard-sat, tiled pairs
   const float* lo = nullptr;
   sat::TiledLayout tiled{};
+  int tile_width = 64;               // reinhard-sat, tile-local tables: 32 x 32 or 64 x 32 pixels per block
 };
 
-enum class LocalPath { gauss, sat_tiled, sat_f64, drago };
+enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, drago };
 
 // Sanitised luminance L_w of every pixel (w x h floats, packed).
 Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::size_t in_stride, int w, int h,

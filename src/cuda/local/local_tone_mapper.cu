@@ -136,6 +136,8 @@ LocalToneMapper::~LocalToneMapper() = default;
 
 Result<std::unique_ptr<LocalToneMapper>> LocalToneMapper::create(const LocalToneMapperConfig& config) {
   if (Status s = cuda::check_frame_config("LocalToneMapper", config.width, config.height, config.output); !s.ok()) return s;
+  if (config.tile_width != 32 && config.tile_width != 64)
+    return invalid_argument("LocalToneMapper: tile_width must be 32 or 64, got " + std::to_string(config.tile_width));
   if (Status s = cuda::check_device_present(); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;
@@ -160,7 +162,13 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   const core::CurveParams curve{};  // the statistics pass derives (unused) linear constants too
   if (Status st = cuda::launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok())
     return st;
-  if (Status st = cuda_local::launch_luminance_plane(c.input, g.in, in_stride, w, h, m.plane, s); !st.ok()) return st;
+  const int scales = m.lp.scales < 1 ? 1 : (m.lp.scales > core::kMaxLocalScales ? core::kMaxLocalScales : m.lp.scales);
+  const auto algo = static_cast<sat::SatAlgorithm>(m.lp.sat);
+  // reinhard-sat with tile-local tables reads the input directly: no luminance plane.
+  const bool tile_local = m.lp.kind == core::LocalKind::reinhard_box && algo == sat::SatAlgorithm::automatic &&
+                          c.sat_auto == SatPrecision::tile_local_f64;
+  if (!tile_local)
+    if (Status st = cuda_local::launch_luminance_plane(c.input, g.in, in_stride, w, h, m.plane, s); !st.ok()) return st;
   if (Status st = cuda_local::launch_local_settings(m.lp, &m.frame->stats, m.settings, m.offsets, s); !st.ok()) return st;
   if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
 
@@ -178,13 +186,14 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   a.dither = m.dither;
   a.settings = m.settings;
   a.offsets = m.offsets;
+  a.tile_width = c.tile_width;
   cuda_local::LocalPath path = cuda_local::LocalPath::gauss;
-  const int scales = m.lp.scales < 1 ? 1 : (m.lp.scales > core::kMaxLocalScales ? core::kMaxLocalScales : m.lp.scales);
   switch (m.lp.kind) {
     case core::LocalKind::reinhard_box: {
       const bool need_table = scales > 1 && m.lp.epsilon > 0;  // level 0 is the pixel itself
-      const auto algo = static_cast<sat::SatAlgorithm>(m.lp.sat);
-      if (algo == sat::SatAlgorithm::automatic && c.sat_auto == SatPrecision::tiled_f32_pairs) {
+      if (tile_local) {
+        path = cuda_local::LocalPath::sat_tile;  // the tables are built inside the map kernel
+      } else if (algo == sat::SatAlgorithm::automatic && c.sat_auto == SatPrecision::tiled_f32_pairs) {
         path = cuda_local::LocalPath::sat_tiled;
         if (need_table)
           if (Status st = cuda_local::build_sat_tiled_device(m.plane, w, h, w, m.hi, m.lo, s); !st.ok()) return st;

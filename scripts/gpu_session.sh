@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One device call for a working session (device `run` tool, carry [".carry"]): the global, blur,
+# glare and local GPU test suites, then the benchmarks that decide this session's tuning choices:
+# tonekit_bench (global pipeline, variants at 4K), tonekit_local_bench (reinhard-sat table
+# strategies incl. the tile-local tables), and the separable blur (two-pass and fused) at every
+# size. Binaries: scripts/build_gpu_bundle.sh (+ the local and blur binaries from build-gpu).
+# Usage: bash scripts/gpu_session.sh [tests|bench|all]; logs in $OUT.
+set -u
+cd "$(dirname "$0")/.."
+what=${1:-all}
+OUT=${OUT:-/tmp/tonekit_out}
+mkdir -p "$OUT"
+B=$PWD/.carry/bin
+export TONEKIT_GPU_IMAGES=$PWD/.carry/images
+export LD_LIBRARY_PATH=$PWD/.carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+status=0
+if [[ $what == all || $what == tests ]]; then
+  echo "== GPU tests (global, blur, glare)"
+  timeout 240 $B/tonekit_gpu_tests --gtest_brief=1 >"$OUT/gtest.log" 2>&1 || status=1
+  grep -E "^\[  FAILED|Failure|Expected|Which is|actual" "$OUT/gtest.log" | head -30
+  tail -2 "$OUT/gtest.log"
+  grep -E "^\[ *(global|map) *\]" "$OUT/gtest.log" | sort -t'(' -k2 | head -3
+  echo "== GPU local tests"
+  timeout 240 $B/tonekit_gpu_local_tests --gtest_brief=1 >"$OUT/gtest_local.log" 2>&1 || status=1
+  grep -E "^\[  FAILED|Failure|Expected|Which is|actual" "$OUT/gtest_local.log" | head -30
+  tail -2 "$OUT/gtest_local.log"
+  grep -E "^\[ local \].*tile-local" "$OUT/gtest_local.log" | sort -k2 | tail -4
+fi
+if [[ $what == all || $what == bench ]]; then
+  echo "== global benchmark"
+  timeout 200 $B/tonekit_bench --json "$OUT/bench.json" >"$OUT/bench.log" 2>&1 || { status=1; tail -5 "$OUT/bench.log"; }
+  grep -E "^3840x2160 +(reinhard|linear) +f16rgba" "$OUT/bench.log" | head -24
+  echo "== local benchmark"
+  timeout 120 $B/tonekit_local_bench >"$OUT/local_bench.csv" 2>&1 || { status=1; tail -5 "$OUT/local_bench.csv"; }
+  grep -E "^(op|stages),reinhard-sat (tile|f64-lookback readonly)|^op,(reinhard-local|drago)" "$OUT/local_bench.csv"
+  echo "== separable blur"
+  for v in separable separable-banded; do
+    timeout 60 $B/tonekit_blur_bench --only $v --iters 20 >"$OUT/blur_$v.log" 2>&1 || status=1
+    grep -E "sigma 6 " "$OUT/blur_$v.log"
+  done
+fi
+if [[ $what == all || $what == profile ]]; then
+  NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  if [[ -x $NCU ]]; then
+    echo "== ncu: statistics and map kernels, 4K half RGBA -> RGBA8 reinhard"
+    timeout 120 $NCU --kernel-name regex:'stats_fused|map_kernel' --launch-skip 4 --launch-count 2 \
+      --section SpeedOfLight --section LaunchStats --section Occupancy --section InstructionStats \
+      --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+      $B/tonekit_bench --profile >"$OUT/ncu.log" 2>&1
+    grep -E "stats_fused|map_kernel|Duration|DRAM Throughput|Compute \(SM\)|inst_executed|dram__bytes|Achieved Occupancy|Waves Per SM|Registers Per|Issue Slots|Executed Ipc A" "$OUT/ncu.log" | head -40
+  else
+    echo "no ncu on this machine"
+  fi
+fi
+echo "session exit $status"
+exit $status

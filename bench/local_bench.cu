@@ -195,9 +195,10 @@ void bench_sat(int w, int h) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, profile = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    if (!std::strcmp(argv[i], "--profile")) profile = true;  // the operators at 4K only, for ncu
     if (!std::strcmp(argv[i], "--iters") && i + 1 < argc) g_iters = std::atoi(argv[++i]);
   }
   int count = 0;
@@ -209,6 +210,11 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("# device %s, %d SMs, L2 %d MB; median of %d after %d warm-up\n", p.name, p.multiProcessorCount, p.l2CacheSize >> 20,
               g_iters, g_warm);
+  if (profile) {
+    g_iters = 3;
+    bench_ops(3840, 2160);
+    return 0;
+  }
   if (quick) {
     bench_ops(640, 360);
     bench_sat(640, 360);

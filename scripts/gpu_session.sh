@@ -49,6 +49,12 @@ if [[ $what == all || $what == profile ]]; then
       --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
       $B/tonekit_bench --profile >"$OUT/ncu.log" 2>&1
     grep -E "stats_fused|map_kernel|Duration|DRAM Throughput|Compute \(SM\)|inst_executed|dram__bytes|Achieved Occupancy|Waves Per SM|Registers Per|Issue Slots|Executed Ipc A" "$OUT/ncu.log" | head -40
+    echo "== ncu: reinhard-sat tile-local map kernel, 4K"
+    timeout 120 $NCU --kernel-name regex:'sat_tile_map' --launch-skip 2 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+      --metrics smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_bytes.sum,smsp__inst_executed_pipe_fp64.sum \
+      $B/tonekit_local_bench --profile >"$OUT/ncu_local.log" 2>&1
+    grep -E "sat_tile_map|Duration|Throughput|inst_executed|bytes|Achieved Occupancy|Stall|Block Limit|Warp Cycles" "$OUT/ncu_local.log" | head -40
   else
     echo "no ncu on this machine"
   fi

@@ -11,6 +11,7 @@
 #include "core/colour_parts.hpp"
 #include "cuda/check.hpp"
 #include "cuda/encode_fast.cuh"
+#include "cuda/pdl.cuh"
 #include "cuda/formats.hpp"
 #include "cuda/pipeline.hpp"
 
@@ -237,16 +238,10 @@ __device__ __forceinline__ void map_group(const float (&v)[kGroup * In::channels
   store_group<O>(out + static_cast<std::size_t>(y) * out_stride, x, g.width, codes);
 }
 
-// Programmatic dependent launch (v8): with launch_map's PDL attribute, map blocks may start
-// while the statistics kernel (which triggers its dependents when it starts) is finishing;
-// griddepcontrol.wait then blocks until that grid has completed and its writes (the curve
-// constants) are visible. Without the attribute it returns at once.
-__device__ __forceinline__ void wait_for_previous_grid() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
+// Programmatic dependent launch (v8, cuda/pdl.cuh): with launch_map's PDL attribute, map blocks
+// may start while the statistics kernel (which triggers its dependents when it starts) is
+// finishing; wait_for_previous_grid() then blocks until that grid has completed and its writes
+// (the curve constants) are visible.
 // Grid: x = groups of 4 pixels of a row (blocks of kMapThreads), y = rows: no index division.
 // The group's input is loaded before the wait: it does not depend on the statistics.
 template <class In, class O>
@@ -274,18 +269,11 @@ __global__ void __launch_bounds__(kMapThreads) map_kernel(FrameGeometry g, unsig
 template <class In, class O>
 Status launch_map_for(const FrameGeometry& g, void* out, std::size_t out_stride, const DeviceFrame* frame,
                       const MapColour& colour, bool reverse, bool programmatic, cudaStream_t s) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((g.groups_per_row + kMapThreads - 1) / kMapThreads, static_cast<unsigned>(g.height));
-  cfg.blockDim = dim3(kMapThreads);
-  cfg.dynamicSmemBytes = 0;
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = programmatic ? 1 : 0;
-  TK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, map_kernel<In, O>, g, static_cast<unsigned char*>(out), out_stride, frame,
-                                   colour, reverse ? 1 : 0));
+  const dim3 grid((g.groups_per_row + kMapThreads - 1) / kMapThreads, static_cast<unsigned>(g.height));
+  if (Status st = launch_pdl(map_kernel<In, O>, grid, dim3(kMapThreads), 0, s, programmatic, g,
+                             static_cast<unsigned char*>(out), out_stride, frame, colour, reverse ? 1 : 0);
+      !st.ok())
+    return st;
   TK_CUDA_CHECK_LAUNCH("map_kernel");
   return {};
 }

@@ -13,6 +13,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "cuda/check.hpp"
+#include "cuda/pdl.cuh"
 #include "cuda/stats_reduce.cuh"
 
 namespace tonekit::cuda {
@@ -63,43 +64,41 @@ template <class In>
 __global__ void __launch_bounds__(kStatsThreads, 2) stats_fused_kernel(FrameGeometry g, StatsPartial* partials,
                                                                     DeviceFrame* frame, core::CurveParams params,
                                                                     const float* hist_table) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The next kernel, when launched as a programmatic dependent (the map pass), may start its
-  // blocks now; it waits (griddepcontrol.wait) for this grid's completion before reading results.
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
+  // blocks now; it waits for this grid's completion before reading results (cuda/pdl.cuh).
+  trigger_dependents();
   StatsPartial acc = identity_partial();
   const unsigned step = gridDim.x * blockDim.x, total = static_cast<unsigned>(g.total_groups);
-  // Software pipelining (v6, two deep since v8): the 16-byte loads of the next two groups are in
-  // flight while this group's log chain runs, so every thread keeps 2 x 32-48 bytes requested
-  // (v7's one group ahead left DRAM at 61 % busy at 4K, ncu: the loads of one wave could not
-  // cover the latency).
-  struct Slot {
-    RawGroup<In> raw{};  // zero-initialised: a partly defined copy made ptxas spill (v7)
-    bool vec = false;
-    int x = 0, y = 0;
-  };
-  auto fetch = [&](unsigned k, Slot& s) {
-    s.vec = false;
-    if (k < total) {
-      group_coords(k, g.groups_per_row, s.x, s.y);
-      s.vec = load_raw<In>(g.in + static_cast<std::size_t>(s.y) * g.in_stride, s.x, g.width, s.raw);
-    }
-  };
+  // Software pipelining (v6): the next group's 16-byte loads are issued before this group's
+  // log chain, so every thread keeps a load in flight (v4's two-groups-per-iteration unroll
+  // gained nothing: the loads of the next iteration still waited for this one's compute; v9's
+  // two groups ahead cost registers, 4 instead of 5 blocks per SM, and ran 6 % slower).
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  Slot cur, ahead;
-  fetch(i, cur);
-  fetch(i + step, ahead);
+  RawGroup<In> raw;
+  bool vec = false;
+  int x = 0, y = 0;
+  if (i < total) {
+    group_coords(i, g.groups_per_row, x, y);
+    vec = load_raw<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, raw);
+  }
   while (i < total) {
-    Slot next;
-    fetch(i + 2 * step, next);
+    const unsigned j = i + step;
+    RawGroup<In> next{};  // zero-initialised: a partly defined copy below made ptxas spill (v7)
+    bool next_vec = false;
+    int xn = 0, yn = 0;
+    if (j < total) {
+      group_coords(j, g.groups_per_row, xn, yn);
+      next_vec = load_raw<In>(g.in + static_cast<std::size_t>(yn) * g.in_stride, xn, g.width, next);
+    }
     float v[kGroup * In::channels];
-    if (cur.vec) decode_raw<In>(cur.raw, v);
-    else load_group<In>(g.in + static_cast<std::size_t>(cur.y) * g.in_stride, cur.x, g.width, v);
-    combine(acc, group_stats_values<In>(v, cur.x, g.width));
-    cur = ahead;
-    ahead = next;
-    i += step;
+    if (vec) decode_raw<In>(raw, v);
+    else load_group<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, v);
+    combine(acc, group_stats_values<In>(v, x, g.width));
+    raw = next;
+    vec = next_vec;
+    x = xn;
+    y = yn;
+    i = j;
   }
   acc = block_reduce<kStatsThreads>(acc);
   finish_by_last_block(acc, partials, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);

@@ -18,6 +18,7 @@
 #include "core/colour_parts.hpp"
 #include "cuda/check.hpp"
 #include "cuda/encode_fast.cuh"
+#include "cuda/pdl.cuh"
 #include "cuda/formats.hpp"
 #include "cuda/local/local_launch.hpp"
 
@@ -86,6 +87,10 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) luminance_plane_kernel(const
 
 __global__ void local_settings_kernel(core::LocalParams p, const FrameStats* stats, core::LocalSettings* out,
                                       double* offsets) {
+  // Launched as a programmatic dependent of the statistics pass (cuda/pdl.cuh): let the map
+  // kernel start staging its tiles, then wait for the statistics.
+  cuda::trigger_dependents();
+  cuda::wait_for_previous_grid();
   core::CurveStats c;
   c.log_average = stats->log_average;
   c.min_luminance = stats->min_luminance;
@@ -442,31 +447,68 @@ __device__ __forceinline__ void load_pixel_uniform(const unsigned char* row, int
   }
 }
 
-// Stage the region's luminance into the table (entry (ry + 1, rx + 1)): kBatch loads in flight
-// per thread, unconditional (indices past the region re-read its last entry, stores are guarded).
+// Sanitised channel for the luminance only: for half input the policy (NaN, negatives -> 0,
+// +Inf -> 65504, the largest half) is one clamp; float input keeps finite values above 65504.
+template <class In>
+__device__ __forceinline__ float sanitise_lum(float v) {
+  if constexpr (In::bytes == 8) return fminf(fmaxf(v, 0.0f), core::kInfReplacement);
+  else return sanitise(v);
+}
+
+template <class In, bool kVec>
+__device__ __forceinline__ float load_luminance(const unsigned char* row, int x) {
+  const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
+  float r, g, b;
+  if constexpr (kVec && In::bytes == 8) {
+    const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
+    r = __half2float(__ushort_as_half(static_cast<unsigned short>(u.x & 0xFFFFu)));
+    g = __half2float(__ushort_as_half(static_cast<unsigned short>(u.x >> 16)));
+    b = __half2float(__ushort_as_half(static_cast<unsigned short>(u.y & 0xFFFFu)));
+  } else if constexpr (kVec && In::bytes == 16) {
+    const float4 v = __ldg(reinterpret_cast<const float4*>(q));
+    r = v.x;
+    g = v.y;
+    b = v.z;
+  } else {
+    r = cuda::load_scalar(q);
+    g = cuda::load_scalar(q + 1);
+    b = cuda::load_scalar(q + 2);
+  }
+  return core::luminance_fma(sanitise_lum<In>(r), sanitise_lum<In>(g), sanitise_lum<In>(b));
+}
+
+// Stage the region's luminance into the table (entry (ry + 1, rx + 1)), warp by row: lane l
+// holds region columns l, l + 32, ... (clamped once: the same in every row), warp w rows w,
+// w + 8, ...; kBatchRows rows of loads in flight per warp, with no index division and no
+// per-element clamps (v3 of the tile kernel: the first version's per-element index maths was a
+// quarter of its instructions, ncu).
 template <class In, bool kVec, int TW, int TH>
-__device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int y0, int tid, double* tile) {
+__device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int y0, double* tile) {
   using D = TileDims<TW, TH>;
-  constexpr int kN = D::kRegionW * D::kRegionH;
-  constexpr int kIters = (kN + kTileThreads - 1) / kTileThreads, kBatch = 8;
-  for (int it0 = 0; it0 < kIters; it0 += kBatch) {
-    float lv[kBatch];
+  constexpr int kChunks = (D::kRegionW + 31) / 32, kWarps = kTileThreads / 32;
+  constexpr int kRowsPerWarp = (D::kRegionH + kWarps - 1) / kWarps, kBatchRows = 3;
+  const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
+  int gx[kChunks];
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int i = min(tid + (it0 + u) * kTileThreads, kN - 1);
-      const int ry = i / D::kRegionW, rx = i - ry * D::kRegionW;
-      const int gx = min(max(x0 - kHalo + rx, 0), a.width - 1), gy = min(max(y0 - kHalo + ry, 0), a.height - 1);
-      float r, g, b, al;
-      load_pixel_uniform<In, kVec>(a.in + static_cast<std::size_t>(gy) * a.in_stride, gx, r, g, b, al);
-      lv[u] = core::luminance_fma(r, g, b);
+  for (int c = 0; c < kChunks; ++c) gx[c] = min(max(x0 - kHalo + c * 32 + lane, 0), a.width - 1);
+  for (int k0 = 0; k0 < kRowsPerWarp; k0 += kBatchRows) {
+    float lv[kBatchRows][kChunks];
+#pragma unroll
+    for (int kb = 0; kb < kBatchRows; ++kb) {
+      const int ry = min(warp + (k0 + kb) * kWarps, D::kRegionH - 1);
+      const int gy = min(max(y0 - kHalo + ry, 0), a.height - 1);
+      const unsigned char* row = a.in + static_cast<std::size_t>(gy) * a.in_stride;
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) lv[kb][c] = load_luminance<In, kVec>(row, gx[c]);
     }
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int i = tid + (it0 + u) * kTileThreads;
-      if (i < kN) {
-        const int ry = i / D::kRegionW, rx = i - ry * D::kRegionW;
-        tile[(ry + 1) * D::kPitch + rx + 1] = static_cast<double>(lv[u]);
-      }
+    for (int kb = 0; kb < kBatchRows; ++kb) {
+      const int ry = warp + (k0 + kb) * kWarps;
+      if (ry >= D::kRegionH) break;
+      double* dst = tile + (ry + 1) * D::kPitch + 1;
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c)
+        if (c * 32 + lane < D::kRegionW) dst[c * 32 + lane] = static_cast<double>(lv[kb][c]);
     }
   }
 }
@@ -518,18 +560,18 @@ template <class In, int TW, int TH>
 __global__ void __launch_bounds__(kTileThreads) sat_tile_map_kernel(LocalMapArgs a) {
   using D = TileDims<TW, TH>;
   extern __shared__ double tile[];  // D::kRows x D::kPitch
-  const core::LocalSettings s = *a.settings;
   const int x0 = static_cast<int>(blockIdx.x) * TW, y0 = static_cast<int>(blockIdx.y) * TH;
   const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
   // One 8- / 16-byte load per pixel when the base and the stride allow it (uniform per frame).
   const bool vec = (reinterpret_cast<std::uintptr_t>(a.in) % In::bytes) == 0 && a.in_stride % In::bytes == 0 &&
                    (In::bytes == 8 || In::bytes == 16);
-  const bool needed = s.scales > 1 && s.epsilon > 0;  // block-uniform
-  if (needed) {
+  // The table depends on the input only: it is built before the wait for the settings (the
+  // kernel is a programmatic dependent launch, cuda/pdl.cuh), overlapping the statistics' tail.
+  {
     for (int i = tid; i < D::kPitch; i += kTileThreads) tile[i] = 0.0;
     for (int i = tid; i < D::kRows; i += kTileThreads) tile[i * D::kPitch] = 0.0;
-    if (vec) stage_region<In, true, TW, TH>(a, x0, y0, tid, tile);
-    else stage_region<In, false, TW, TH>(a, x0, y0, tid, tile);
+    if (vec) stage_region<In, true, TW, TH>(a, x0, y0, tile);
+    else stage_region<In, false, TW, TH>(a, x0, y0, tile);
     __syncthreads();
     for (int r = tid; r < D::kRegionH; r += kTileThreads) {  // row prefix sums, a thread per row
       double* row = tile + (r + 1) * D::kPitch + 1;
@@ -552,6 +594,9 @@ __global__ void __launch_bounds__(kTileThreads) sat_tile_map_kernel(LocalMapArgs
     }
     __syncthreads();
   }
+  cuda::wait_for_previous_grid();
+  const core::LocalSettings s = *a.settings;
+  const bool needed = s.scales > 1 && s.epsilon > 0;  // block-uniform
   if (vec) map_tile_pixels<In, true, TW, TH>(a, s, needed, x0, y0, tile);
   else map_tile_pixels<In, false, TW, TH>(a, s, needed, x0, y0, tile);
 }
@@ -564,7 +609,8 @@ Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
                                                        static_cast<int>(D::kBytes));
   TK_CUDA_CHECK(attr);
   const dim3 block(kBlockX, kBlockY), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
-  sat_tile_map_kernel<In, TW, TH><<<grid, block, D::kBytes, s>>>(a);
+  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH>, grid, block, D::kBytes, s, true, a); !st.ok())
+    return st;
   TK_CUDA_CHECK_LAUNCH("sat_tile_map_kernel");
   return {};
 }
@@ -619,7 +665,9 @@ Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::siz
 
 Status launch_local_settings(const core::LocalParams& p, const FrameStats* stats, core::LocalSettings* settings,
                              double* offsets, cudaStream_t s) {
-  local_settings_kernel<<<1, 1, 0, s>>>(p, stats, settings, offsets);
+  if (Status st = cuda::launch_pdl(local_settings_kernel, dim3(1), dim3(1), 0, s, true, p, stats, settings, offsets);
+      !st.ok())
+    return st;
   TK_CUDA_CHECK_LAUNCH("local_settings_kernel");
   return {};
 }

@@ -30,9 +30,10 @@ struct BlurEngineConfig {
   // of two passes through a device-memory intermediate. Off until measured on the device
   // (bench/BLUR_NOTES.md "CUDA": the two-pass version is 2.6x its byte floor at 4K, sigma 6).
   bool separable_fused = false;
-  // Tuning: frames whose intermediate exceeds ~L2 / 2 run the two passes over bands of rows
-  // through a ring of rows that stays in L2. Off: measured slower on the H100 (4K sigma 6:
-  // 0.317 vs 0.247 ms; two launches per band cost more than the DRAM they save; bench/BLUR_NOTES.md).
+  // Tuning: frames whose intermediate exceeds ~L2 / 2 run both passes in one persistent launch
+  // over bands of rows through a ring of rows that stays in L2. Off: slower on the H100 (4K sigma
+  // 6: 0.434 vs 0.249 ms; an earlier two-launches-per-band form 0.317): the tasks' dependency
+  // waits and short row tasks cost more than the DRAM they save (bench/BLUR_NOTES.md).
   bool separable_banded = false;
 };
 

@@ -38,6 +38,7 @@ struct BlurEngine::Impl {
   double* weights = nullptr;
   int radius = 0;
   bool fused = false;  // separable in one pass (cfg.separable_fused and the ring fits)
+  SeparableBanding banding;  // separable / gaussian with cfg.separable_banded on a large frame
   // direct / reshuffle
   Kernel2D k2d;
   // pyramid
@@ -127,7 +128,10 @@ struct BlurEngine::Impl {
         return invalid_argument("cuda blur: radius " + std::to_string(r) + " too large for the separable kernels");
       if (Status s = upload_weights(blur_impl::gaussian_kernel_1d(p.sigma, r)); !s.ok()) return s;
       fused = id == "separable" && cfg.separable_fused && separable_fused_fits(r, C);
-      return fused ? Status{} : alloc(&work_t, plane(w, h));
+      if (fused) return {};
+      if (cfg.separable_banded)
+        if (Status s = separable_banding_create(w, h, C, radius, memory, banding); !s.ok()) return s;
+      return alloc(&work_t, banding.ring > 0 ? static_cast<std::size_t>(banding.ring) * w * C : plane(w, h));
     }
     if (id == "direct" || id == "reshuffle") return upload_kernel_2d(gaussian_kernel_2d(p.sigma, truncate_radius()), id == "reshuffle");
     if (id == "fft") return fft_create(w, h, C, gaussian_kernel_2d(p.sigma, truncate_radius()), fft);
@@ -221,7 +225,7 @@ struct BlurEngine::Impl {
   Status run(const float* in, float* out, cudaStream_t s) {
     if (id == "separable" && fused) return separable_fused(in, out, w, h, C, weights, radius, s);
     if (id == "gaussian" || id == "separable")
-      return separable(in, work_t, out, w, h, C, weights, radius, id == "gaussian", s, cfg.separable_banded);
+      return separable(in, work_t, out, w, h, C, weights, radius, id == "gaussian", s, &banding);
     if (id == "direct" || id == "reshuffle") return convolve_2d(in, out, w, h, C, k2d, s);
     if (id == "fft") return fft_run(fft, in, out, s);
     if (id == "spreading") {

@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include "cuda/device_allocations.hpp"
 #include "tonekit/status.hpp"
 
 namespace tonekit::gpu_blur {
@@ -19,15 +20,31 @@ Status copy_plane(const float* in, float* out, int w, int h, int channels, cudaS
 constexpr int kSepOutputs = 8;  // outputs per thread along the filter direction (register blocking)
 int separable_taps(int radius);
 bool separable_fits(int radius, int channels);  // the row pass's shared tile fits the device
-// banded: frames whose intermediate exceeds ~L2 / 2 run the passes over bands of rows through a
-// ring of rows that stays in L2 (separable_bands; ring 0 = one band, the whole frame).
+// banded: frames whose intermediate exceeds ~L2 / 2 run both passes in one persistent launch over
+// bands of rows through a ring of intermediate rows that stays in L2 (separable_bands;
+// SeparableBanding, built once per engine by separable_banding_create; null or ring 0: the two
+// plain passes over the whole frame).
 struct SeparableBands {
-  int ring = 0;  // rows of the intermediate ring, a power of two (0: not banded)
-  int band = 0;  // output rows per band, <= ring - 2 radius
+  int ring = 0;  // rows of the intermediate ring, a power of two >= 2 band + 2 radius (0: not banded)
+  int band = 0;  // output rows per band
 };
 SeparableBands separable_bands(int w, int h, int channels, int radius);
+constexpr int kBandRowsPerTask = 8;  // rows of one row-pass task of the banded kernel
+struct BandPhase {
+  int rows;              // 1: row pass into the ring, 0: column pass out of it
+  int y0, y1;            // rows produced
+  int first, count;      // tasks [first, first + count) of the launch
+  int dep0, dep1;        // phases that must be complete first (-1: none)
+};
+struct SeparableBanding {
+  int ring = 0, band = 0, nphases = 0, total = 0, segments = 0, col_blocks = 0;
+  BandPhase* phases = nullptr;  // device
+  int* done = nullptr;          // device: finished tasks per phase, zeroed by every run
+};
+Status separable_banding_create(int w, int h, int channels, int radius, cuda::DeviceAllocations& memory,
+                                SeparableBanding& out);
 Status separable(const float* in, float* tmp, float* out, int w, int h, int channels, const double* weights,
-                 int radius, bool f64, cudaStream_t s, bool banded = false);
+                 int radius, bool f64, cudaStream_t s, const SeparableBanding* banded = nullptr);
 
 // The same convolution (float accumulation) in one pass: rows filtered into a shared-memory ring,
 // columns from the ring; the intermediate never reaches device memory. Radii whose ring does not

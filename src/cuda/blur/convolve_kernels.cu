@@ -50,18 +50,14 @@ __global__ void crop_kernel(const float* __restrict__ in, int pw, int pad, float
 }
 
 // Row pass. Block: 4 warps = (4 / C) image rows x C channels; rows_per_block = 4 / C.
+// One task: rows y0 .. y0 + 4 / C - 1 (below y_end) of the segment at x0; written to row
+// (y & ring_mask) of out. Weights in wsh, the planes after them.
 template <int C, class A>
-__global__ void __launch_bounds__(kRowThreads) sep_rows_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                                               int w, int h, const double* __restrict__ weights,
-                                                               int radius, int taps, int y_begin, int y_end,
-                                                               unsigned ring_mask) {
+__device__ __forceinline__ void sep_row_task(const float* __restrict__ in, float* __restrict__ out, int w, int h,
+                                             int radius, int taps, int x0, int y0, int y_end, unsigned ring_mask,
+                                             const A* wsh, float* planes) {
   constexpr int kRows = 4 / C;
-  extern __shared__ __align__(16) unsigned char smem[];
-  A* wsh = reinterpret_cast<A*>(smem);
-  float* planes = reinterpret_cast<float*>(wsh + taps);
   const int span = kRowSegment + taps, stride = plane_stride(span);
-  const int x0 = blockIdx.x * kRowSegment, y0 = y_begin + static_cast<int>(blockIdx.y) * kRows;
-  for (int i = threadIdx.x; i < taps; i += kRowThreads) wsh[i] = static_cast<A>(weights[i]);
   for (int rr = 0; rr < kRows; ++rr) {
     const int y = min(y0 + rr, h - 1);
     const float* row = in + static_cast<size_t>(y) * w * C;
@@ -110,23 +106,44 @@ __global__ void __launch_bounds__(kRowThreads) sep_rows_kernel(const float* __re
   }
 }
 
-// Column pass. Block (32, 4): 32 pixel columns x 4 groups of K output rows.
 template <int C, class A>
-__global__ void __launch_bounds__(128) sep_cols_kernel(const float* __restrict__ in, float* __restrict__ out, int w,
-                                                       int h, const double* __restrict__ weights, int radius,
-                                                       int taps, int y_begin, int y_end, unsigned ring_mask) {
+__global__ void __launch_bounds__(kRowThreads) sep_rows_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                                               int w, int h, const double* __restrict__ weights,
+                                                               int radius, int taps) {
   extern __shared__ __align__(16) unsigned char smem[];
   A* wsh = reinterpret_cast<A*>(smem);
-  const int tid = threadIdx.y * 32 + threadIdx.x;
-  for (int i = tid; i < taps; i += 128) wsh[i] = static_cast<A>(weights[i]);
-  __syncthreads();
-  const int x = blockIdx.x * 32 + threadIdx.x;
-  const int y0 = y_begin + static_cast<int>(blockIdx.y * 4 + threadIdx.y) * K;
+  float* planes = reinterpret_cast<float*>(wsh + taps);
+  for (int i = threadIdx.x; i < taps; i += kRowThreads) wsh[i] = static_cast<A>(weights[i]);
+  sep_row_task<C, A>(in, out, w, h, radius, taps, static_cast<int>(blockIdx.x) * kRowSegment,
+                     static_cast<int>(blockIdx.y) * (4 / C), h, ~0u, wsh, planes);
+}
+
+// Column pass. Block (32, 4): 32 pixel columns x 4 groups of K output rows. One task: the K
+// outputs from y0 (below y_end) of column x, reading row (y & ring_mask) of `in`; kCoherent:
+// `in` is written by other blocks of the same grid (the banded kernel), so it is read through L2
+// (ld.cg), never from a possibly stale L1 line.
+template <int C, class A, bool kCoherent>
+__device__ __forceinline__ void sep_col_task(const float* __restrict__ in, float* __restrict__ out, int w, int h,
+                                             int radius, int taps, int x, int y0, int y_end, unsigned ring_mask,
+                                             const A* wsh) {
   if (x >= w || y0 >= y_end) return;
   const float* col = in + static_cast<size_t>(x) * C;
   const size_t pitch = static_cast<size_t>(w) * C;
   auto at = [&](int y) {
-    return load_pix<C>(col + static_cast<size_t>(static_cast<unsigned>(clampi(y, 0, h - 1)) & ring_mask) * pitch);
+    const float* p = col + static_cast<size_t>(static_cast<unsigned>(clampi(y, 0, h - 1)) & ring_mask) * pitch;
+    if constexpr (kCoherent) {
+      Pix<C, float> r;
+      if constexpr (C == 4) {
+        const float4 q = __ldcg(reinterpret_cast<const float4*>(p));
+        r.v[0] = q.x; r.v[1] = q.y; r.v[2] = q.z; r.v[3] = q.w;
+      } else {
+#pragma unroll
+        for (int c = 0; c < C; ++c) r.v[c] = __ldcg(p + c);
+      }
+      return r;
+    } else {
+      return load_pix<C>(p);
+    }
   };
   Pix<C, A> acc[K];
   Pix<C, float> v[2 * K];
@@ -149,6 +166,72 @@ __global__ void __launch_bounds__(128) sep_cols_kernel(const float* __restrict__
 #pragma unroll
   for (int k = 0; k < K; ++k)
     if (y0 + k < y_end) store_pix<C, A>(out + static_cast<size_t>(y0 + k) * pitch + static_cast<size_t>(x) * C, acc[k]);
+}
+
+template <int C, class A>
+__global__ void __launch_bounds__(128) sep_cols_kernel(const float* __restrict__ in, float* __restrict__ out, int w,
+                                                       int h, const double* __restrict__ weights, int radius,
+                                                       int taps) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  A* wsh = reinterpret_cast<A*>(smem);
+  const int tid = threadIdx.y * 32 + threadIdx.x;
+  for (int i = tid; i < taps; i += 128) wsh[i] = static_cast<A>(weights[i]);
+  __syncthreads();
+  sep_col_task<C, A, false>(in, out, w, h, radius, taps, static_cast<int>(blockIdx.x * 32 + threadIdx.x),
+                            static_cast<int>(blockIdx.y * 4 + threadIdx.y) * K, h, ~0u, wsh);
+}
+
+// Banded separable pass, one persistent launch (BlurEngineConfig::separable_banded): the work is
+// the sequence rows(0), columns(0), rows(1), columns(1), ... of bands of B output rows through an
+// intermediate ring of `ring` rows (a power of two >= 2 B + 2 r) that stays in L2. Block i runs
+// tasks i, i + grid, i + 2 grid, ... in order; a task first waits (one thread spinning on a
+// counter) for the phases it depends on: columns(b) on rows(b - 1) and rows(b) (the rows it
+// reads), rows(b) on columns(b - 2) (whose ring rows it overwrites). Every dependency points to
+// an earlier task and every block is resident (grid from the occupancy calculator), so the
+// earliest unfinished task can always run: no deadlock.
+template <int C, class A>
+__global__ void __launch_bounds__(kRowThreads) sep_banded_kernel(const float* __restrict__ in, float* __restrict__ tmp,
+                                                                 float* __restrict__ out, int w, int h,
+                                                                 const double* __restrict__ weights, int radius,
+                                                                 int taps, unsigned ring_mask,
+                                                                 const BandPhase* __restrict__ phases, int nphases,
+                                                                 int total, int* done, int segments, int col_blocks) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  A* wsh = reinterpret_cast<A*>(smem);
+  float* planes = reinterpret_cast<float*>(wsh + taps);
+  for (int i = threadIdx.x; i < taps; i += kRowThreads) wsh[i] = static_cast<A>(weights[i]);
+  __syncthreads();
+  int p = 0;
+  for (int t = blockIdx.x; t < total; t += gridDim.x) {
+    while (p + 1 < nphases && phases[p + 1].first <= t) ++p;
+    const BandPhase ph = phases[p];
+    if (threadIdx.x == 0) {
+      if (ph.dep0 >= 0)
+        while (*reinterpret_cast<volatile int*>(done + ph.dep0) < phases[ph.dep0].count) __nanosleep(64);
+      if (ph.dep1 >= 0)
+        while (*reinterpret_cast<volatile int*>(done + ph.dep1) < phases[ph.dep1].count) __nanosleep(64);
+      __threadfence();
+    }
+    __syncthreads();
+    const int k = t - ph.first;
+    if (ph.rows) {
+      const int x0 = (k % segments) * kRowSegment, r0 = ph.y0 + (k / segments) * kBandRowsPerTask;
+      const int r1 = min(r0 + kBandRowsPerTask, ph.y1);
+      for (int r = r0; r < r1; r += 4 / C) {
+        sep_row_task<C, A>(in, tmp, w, h, radius, taps, x0, r, r1, ring_mask, wsh, planes);
+        __syncthreads();  // the next rows reuse the planes
+      }
+    } else {
+      const int x = (k % col_blocks) * 32 + static_cast<int>(threadIdx.x & 31);
+      const int y0 = ph.y0 + ((k / col_blocks) * 4 + static_cast<int>(threadIdx.x >> 5)) * K;
+      sep_col_task<C, A, true>(tmp, out, w, h, radius, taps, x, y0, ph.y1, ring_mask, wsh);
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicAdd(done + p, 1);
+    }
+  }
 }
 
 // Fused separable pass (one read of the input, one write of the output): a block owns a strip
@@ -322,40 +405,34 @@ Status allow_smem(Kern kernel, size_t bytes) {
 
 template <int C, class A>
 Status separable_t(const float* in, float* tmp, float* out, int w, int h, const double* weights, int radius,
-                   bool banded, cudaStream_t s) {
+                   const SeparableBanding* banding, cudaStream_t s) {
   const int taps = separable_taps(radius);
   const size_t rs = row_smem(taps, C, sizeof(A) == 8);
+  if (banding && banding->ring > 0) {
+    if (Status st = allow_smem(sep_banded_kernel<C, A>, rs); !st.ok()) return st;
+    TK_CUDA_CHECK(cudaMemsetAsync(banding->done, 0, sizeof(int) * banding->nphases, s));
+    int per_sm = 0, device = 0, sms = 0;
+    TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sep_banded_kernel<C, A>, kRowThreads, rs));
+    TK_CUDA_CHECK(cudaGetDevice(&device));
+    TK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    if (per_sm < 1) return invalid_argument("cuda blur: the banded separable kernel does not fit an SM");
+    const int grid = std::min(banding->total, per_sm * sms);
+    sep_banded_kernel<C, A><<<grid, kRowThreads, rs, s>>>(in, tmp, out, w, h, weights, radius, taps,
+                                                          static_cast<unsigned>(banding->ring - 1), banding->phases,
+                                                          banding->nphases, banding->total, banding->done,
+                                                          banding->segments, banding->col_blocks);
+    TK_CUDA_CHECK_LAUNCH("sep_banded_kernel");
+    return {};
+  }
   if (Status st = allow_smem(sep_rows_kernel<C, A>, rs); !st.ok()) return st;
+  const dim3 rgrid((w + kRowSegment - 1) / kRowSegment, (h + 4 / C - 1) / (4 / C));
+  sep_rows_kernel<C, A><<<rgrid, kRowThreads, rs, s>>>(in, tmp, w, h, weights, radius, taps);
+  TK_CUDA_CHECK_LAUNCH("sep_rows_kernel");
   const size_t cs = static_cast<size_t>(taps) * sizeof(A);
   if (Status st = allow_smem(sep_cols_kernel<C, A>, cs); !st.ok()) return st;
-  auto rows = [&](int y0, int y1, unsigned mask) -> Status {
-    const dim3 grid((w + kRowSegment - 1) / kRowSegment, (y1 - y0 + 4 / C - 1) / (4 / C));
-    sep_rows_kernel<C, A><<<grid, kRowThreads, rs, s>>>(in, tmp, w, h, weights, radius, taps, y0, y1, mask);
-    TK_CUDA_CHECK_LAUNCH("sep_rows_kernel");
-    return {};
-  };
-  auto cols = [&](int y0, int y1, unsigned mask) -> Status {
-    const dim3 grid((w + 31) / 32, (y1 - y0 + 4 * K - 1) / (4 * K));
-    sep_cols_kernel<C, A><<<grid, dim3(32, 4), cs, s>>>(tmp, out, w, h, weights, radius, taps, y0, y1, mask);
-    TK_CUDA_CHECK_LAUNCH("sep_cols_kernel");
-    return {};
-  };
-  const SeparableBands bands = banded ? separable_bands(w, h, C, radius) : SeparableBands{};
-  if (bands.ring == 0) {
-    if (Status st = rows(0, h, ~0u); !st.ok()) return st;
-    return cols(0, h, ~0u);
-  }
-  // rows(b) produces the rows columns(b) needs beyond what rows(b - 1) made: up to (b + 1) B + r.
-  const unsigned mask = static_cast<unsigned>(bands.ring - 1);
-  int made = 0;
-  for (int y0 = 0; y0 < h; y0 += bands.band) {
-    const int y1 = std::min(h, y0 + bands.band), need = std::min(h, y1 + radius);
-    if (need > made) {
-      if (Status st = rows(made, need, mask); !st.ok()) return st;
-      made = need;
-    }
-    if (Status st = cols(y0, y1, mask); !st.ok()) return st;
-  }
+  const dim3 cgrid((w + 31) / 32, (h + 4 * K - 1) / (4 * K));
+  sep_cols_kernel<C, A><<<cgrid, dim3(32, 4), cs, s>>>(tmp, out, w, h, weights, radius, taps);
+  TK_CUDA_CHECK_LAUNCH("sep_cols_kernel");
   return {};
 }
 
@@ -408,14 +485,59 @@ SeparableBands separable_bands(int w, int h, int channels, int radius) {
   SeparableBands b;
   if (row_bytes * static_cast<size_t>(h) <= kWholeBudget) return b;  // the whole intermediate fits L2
   for (int ring = 1024; ring >= 64; ring /= 2) {
-    const int band = (ring - 2 * radius) / (4 * K) * (4 * K);  // whole column-pass blocks
-    if (band >= 64 && static_cast<size_t>(ring) * row_bytes <= kRingBudget && ring < h) {
+    // Two bands and both halos in the ring: rows(b + 1) may run while columns(b) still reads.
+    const int band = (ring - 2 * radius) / 2 / (4 * K) * (4 * K);  // whole column-pass blocks
+    if (band >= 4 * K && band >= 2 * radius && static_cast<size_t>(ring) * row_bytes <= kRingBudget && ring < h) {
       b.ring = ring;
       b.band = band;
       return b;
     }
   }
   return b;
+}
+
+Status separable_banding_create(int w, int h, int channels, int radius, cuda::DeviceAllocations& memory,
+                                SeparableBanding& out) {
+  out = SeparableBanding{};
+  const SeparableBands bands = separable_bands(w, h, channels, radius);
+  if (bands.ring == 0) return {};
+  const int segments = (w + kRowSegment - 1) / kRowSegment, col_blocks = (w + 31) / 32;
+  std::vector<BandPhase> phases;
+  int made = 0, first = 0;
+  for (int y0 = 0, b = 0; y0 < h; y0 += bands.band, ++b) {
+    const int y1 = std::min(h, y0 + bands.band), need = std::min(h, y1 + radius);
+    BandPhase r{};
+    r.rows = 1;
+    r.y0 = made;
+    r.y1 = std::max(made, need);
+    r.first = first;
+    r.count = segments * ((r.y1 - r.y0 + kBandRowsPerTask - 1) / kBandRowsPerTask);
+    r.dep0 = b >= 2 ? 2 * (b - 2) + 1 : -1;  // columns(b - 2): its ring rows are overwritten
+    r.dep1 = -1;
+    made = r.y1;
+    first += r.count;
+    BandPhase c{};
+    c.rows = 0;
+    c.y0 = y0;
+    c.y1 = y1;
+    c.first = first;
+    c.count = col_blocks * ((y1 - y0 + 4 * K - 1) / (4 * K));
+    c.dep0 = 2 * b;                        // rows(b)
+    c.dep1 = b >= 1 ? 2 * (b - 1) : -1;    // rows(b - 1): the upper halo
+    first += c.count;
+    phases.push_back(r);
+    phases.push_back(c);
+  }
+  if (Status st = memory.alloc(&out.phases, phases.size()); !st.ok()) return st;
+  if (Status st = memory.alloc(&out.done, phases.size()); !st.ok()) return st;
+  TK_CUDA_CHECK(cudaMemcpy(out.phases, phases.data(), phases.size() * sizeof(BandPhase), cudaMemcpyHostToDevice));
+  out.ring = bands.ring;
+  out.band = bands.band;
+  out.nphases = static_cast<int>(phases.size());
+  out.total = first;
+  out.segments = segments;
+  out.col_blocks = col_blocks;
+  return {};
 }
 
 bool separable_fits(int radius, int channels) {
@@ -445,7 +567,7 @@ Status copy_plane(const float* in, float* out, int w, int h, int channels, cudaS
 }
 
 Status separable(const float* in, float* tmp, float* out, int w, int h, int channels, const double* weights,
-                 int radius, bool f64, cudaStream_t s, bool banded) {
+                 int radius, bool f64, cudaStream_t s, const SeparableBanding* banded) {
   if (!separable_fits(radius, channels))
     return invalid_argument("cuda blur: separable radius " + std::to_string(radius) +
                             " exceeds the row pass's shared tile; use fft or a pyramid");

@@ -39,6 +39,7 @@ struct Variant {
   BlurSettings settings;
   bool fused = false;  // BlurEngineConfig::separable_fused
   bool banded = false;  // BlurEngineConfig::separable_banded
+  int strip = 128, chunk = 32;  // BlurEngineConfig::separable_fused_strip / _chunk
 };
 
 const std::vector<Variant>& variants() {
@@ -46,6 +47,9 @@ const std::vector<Variant>& variants() {
       {"gaussian", "gaussian", {}},         {"separable", "separable", {}},
       {"separable-fused", "separable", {}, true},
       {"separable-banded", "separable", {}, false, true},
+      {"separable-fused-s256", "separable", {}, true, false, 256, 32},
+      {"separable-fused-c16", "separable", {}, true, false, 128, 16},
+      {"separable-fused-s256-c16", "separable", {}, true, false, 256, 16},
       {"direct", "direct", {}},             {"fft", "fft", {}},
       {"pyramid-box2", "pyramid-box2", {}}, {"pyramid-box4", "pyramid-box4", {}},
       {"pyramid-quasi", "pyramid-quasi", {}}, {"spreading", "spreading", {}},
@@ -119,6 +123,8 @@ bool run_case(Bench& b, const Variant& v, int w, int h, double sigma, double cop
   cfg.plan = *plan;
   cfg.separable_fused = v.fused;
   cfg.separable_banded = v.banded;
+  cfg.separable_fused_strip = v.strip;
+  cfg.separable_fused_chunk = v.chunk;
   auto engine = BlurEngine::create(cfg);
   if (!engine.ok()) {
     std::printf("%-17s %5dx%-5d sigma %-4g skipped: %s\n", v.label, w, h, sigma, engine.status().message().c_str());

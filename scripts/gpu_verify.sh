@@ -24,6 +24,11 @@ for op in $($B/tonekit ops --ids); do
   $B/tonekit map "$T/in.exr" "$T/cuda_$op.pfm" --op "$op" --backend cuda || status=1
   $B/tonekit map "$T/in.exr" "$T/auto_$op.png" --op "$op" || status=1
 done
+# Glare/bloom on each backend (GlareEngine on the device), then the same mapping.
+for op in reinhard reinhard-sat; do
+  $B/tonekit map "$T/in.exr" "$T/cpu_glare-$op.pfm" --op "$op" --glare 0.08 --backend cpu || status=1
+  $B/tonekit map "$T/in.exr" "$T/cuda_glare-$op.pfm" --op "$op" --glare 0.08 --backend cuda || status=1
+done
 python3 - "$T" <<'PY' || status=1
 import sys, numpy as np, pathlib
 t = pathlib.Path(sys.argv[1])

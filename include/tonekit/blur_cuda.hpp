@@ -30,6 +30,8 @@ struct BlurEngineConfig {
   // of two passes through a device-memory intermediate. Off until measured on the device
   // (bench/BLUR_NOTES.md "CUDA": the two-pass version is 2.6x its byte floor at 4K, sigma 6).
   bool separable_fused = false;
+  int separable_fused_strip = 128;  // rows per block of the fused kernel (a multiple of the chunk)
+  int separable_fused_chunk = 32;   // output rows per ring refill: 16 or 32
   // Tuning: frames whose intermediate exceeds ~L2 / 2 run both passes in one persistent launch
   // over bands of rows through a ring of rows that stays in L2. Off: slower on the H100 (4K sigma
   // 6: 0.434 vs 0.249 ms; an earlier two-launches-per-band form 0.317): the tasks' dependency

@@ -203,11 +203,15 @@ TEST(GpuBlur, UserStreamAndPoisonedOutput) {
 TEST(GpuBlur, FusedSeparableMatchesCpu) {
   REQUIRE_GPU();
   const int sizes[][2] = {{1, 1}, {31, 17}, {65, 129}, {256, 256}, {333, 127}, {1920, 1080}};
+  const int shapes[][2] = {{128, 32}, {256, 32}, {128, 16}, {256, 16}};  // strip, chunk
   unsigned seed = 41;
+  for (const auto& shape : shapes)
   for (const auto& sz : sizes)
     for (int c : {1, 4})
       for (double sigma : {1.0, 2.5, 6.0, 15.0}) {
         if (sz[0] >= 1920 && sigma != 6.0) continue;
+        if (shape[0] != 128 || shape[1] != 32)  // the other shapes: a subset
+          if (sz[0] < 65 || sigma == 1.0 || sigma == 2.5) continue;
         const int w = sz[0], h = sz[1];
         const Image img = (seed & 1) ? random_image(w, h, c, seed) : edge_image(w, h, c);
         ++seed;
@@ -221,6 +225,8 @@ TEST(GpuBlur, FusedSeparableMatchesCpu) {
         cfg.channels = c;
         cfg.plan = *plan;
         cfg.separable_fused = true;
+        cfg.separable_fused_strip = shape[0];
+        cfg.separable_fused_chunk = shape[1];
         auto engine = BlurEngine::create(cfg);
         ASSERT_TRUE(engine.ok()) << engine.status().message();
         const size_t bytes = img.pixels.size() * sizeof(float);
@@ -317,6 +323,13 @@ TEST(GpuBlur, RejectsBadConfigs) {
   cfg.width = 0;
   EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
   cfg.width = 16;
+  cfg.separable_fused = true;  // the fused kernel's chunk is 16 or 32 rows, its strip a multiple
+  cfg.separable_fused_chunk = 24;
+  EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
+  cfg.separable_fused_chunk = 32;
+  cfg.separable_fused_strip = 100;
+  EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
+  cfg.separable_fused = false;
   cfg.plan = BlurPlan{};
   EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
 }

@@ -23,7 +23,8 @@ const OperatorDesc& reinhard_sat_operator() {
           {"epsilon", 0.025, 0.0, 1.0, "epsilon: activity threshold of the scale search (Eq 4.6); 0 = the pixel itself, i.e. the global Eq 4.3"},
           {"scales", 8.0, 1.0, 8.0, "box levels searched (1 .. 8: 1, 3, 5, 7, 11, 17, 25, 39 px); 1 = the global Eq 4.3; fewer is faster with less detail (thesis 7.5)", true},
           {"sat", 0.0, 0.0, 4.0,
-           "summed-area table algorithm: 0 = auto (fastest), 1 = recursive doubling (Hensley 2005), "
+           "summed-area table algorithm: 0 = auto (fastest; on the GPU a float64 table per 32x32 tile "
+           "plus its 19 px halo, built in shared memory), 1 = recursive doubling (Hensley 2005), "
            "2 = Blelloch work-efficient scan, 3 = scan-transpose-scan, 4 = decoupled look-back; on "
            "the CPU every id builds the same float64 table",
            true},

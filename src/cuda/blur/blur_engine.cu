@@ -127,7 +127,7 @@ struct BlurEngine::Impl {
       if (!separable_fits(r, C))
         return invalid_argument("cuda blur: radius " + std::to_string(r) + " too large for the separable kernels");
       if (Status s = upload_weights(blur_impl::gaussian_kernel_1d(p.sigma, r)); !s.ok()) return s;
-      fused = id == "separable" && cfg.separable_fused && separable_fused_fits(r, C);
+      fused = id == "separable" && cfg.separable_fused && separable_fused_fits(r, C, cfg.separable_fused_chunk);
       if (fused) return {};
       if (cfg.separable_banded)
         if (Status s = separable_banding_create(w, h, C, radius, memory, banding); !s.ok()) return s;
@@ -223,7 +223,8 @@ struct BlurEngine::Impl {
   }
 
   Status run(const float* in, float* out, cudaStream_t s) {
-    if (id == "separable" && fused) return separable_fused(in, out, w, h, C, weights, radius, s);
+    if (id == "separable" && fused)
+      return separable_fused(in, out, w, h, C, weights, radius, s, cfg.separable_fused_strip, cfg.separable_fused_chunk);
     if (id == "gaussian" || id == "separable")
       return separable(in, work_t, out, w, h, C, weights, radius, id == "gaussian", s, &banding);
     if (id == "direct" || id == "reshuffle") return convolve_2d(in, out, w, h, C, k2d, s);
@@ -269,6 +270,10 @@ Result<std::unique_ptr<BlurEngine>> BlurEngine::create(const BlurEngineConfig& c
     return invalid_argument("cuda blur: image size out of range");
   if (config.channels != 1 && config.channels != 4)
     return invalid_argument("cuda blur: 1 or 4 channels, got " + std::to_string(config.channels));
+  if (config.separable_fused &&
+      ((config.separable_fused_chunk != 16 && config.separable_fused_chunk != 32) || config.separable_fused_strip <= 0 ||
+       config.separable_fused_strip % config.separable_fused_chunk != 0))
+    return invalid_argument("cuda blur: separable_fused_chunk must be 16 or 32 and separable_fused_strip a positive multiple of it");
   if (Status s = cuda::select_device(config.device, "cuda blur"); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;

@@ -49,9 +49,10 @@ Status separable(const float* in, float* tmp, float* out, int w, int h, int chan
 // The same convolution (float accumulation) in one pass: rows filtered into a shared-memory ring,
 // columns from the ring; the intermediate never reaches device memory. Radii whose ring does not
 // fit (separable_fused_fits false, about r > 50 for RGBA) take the two-pass path.
-bool separable_fused_fits(int radius, int channels);
+// strip: rows per block (a multiple of chunk); chunk: output rows per ring refill, 16 or 32.
+bool separable_fused_fits(int radius, int channels, int chunk = 32);
 Status separable_fused(const float* in, float* out, int w, int h, int channels, const double* weights, int radius,
-                       cudaStream_t s);
+                       cudaStream_t s, int strip = 128, int chunk = 32);
 
 // Direct 2D convolution, or Porikli's reshuffling: weights grouped into linkage sets.
 // offsets[i] = (dx, dy) for i < n_offsets, ordered by group; group g covers offsets

@@ -243,14 +243,13 @@ __global__ void __launch_bounds__(kRowThreads) sep_banded_kernel(const float* __
 // intermediate never reaches device memory; the horizontal work is repeated for 2r halo rows per
 // strip ((kStrip + 2r) / kStrip). Ring slots start zeroed so the zero-weight padding taps only
 // ever multiply finite values.
-constexpr int kChunk = 32;
-constexpr int kStrip = 128;
 constexpr int kFusedThreads = 256;
-template <int C>
+constexpr int kFusedMaxTaps = 128;  // the prefetch registers hold a row of FX + taps <= FX + 128 pixels
+template <int C, int kChunk>
 __global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* __restrict__ in, float* __restrict__ out,
                                                                   int w, int h, const double* __restrict__ weights,
-                                                                  int radius, int taps) {
-  constexpr int FX = 256 / C, kLanesPerChannel = 32 / C;
+                                                                  int radius, int taps, int kStrip) {
+  constexpr int FX = 256 / C, kLanesPerChannel = 32 / C, kFusedSpanIters = (FX + kFusedMaxTaps + 31) / 32;
   extern __shared__ __align__(16) unsigned char smem[];
   float* wsh = reinterpret_cast<float*>(smem);
   const int span = FX + taps, sstride = plane_stride(span);
@@ -266,17 +265,32 @@ __global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* _
   int next_row = ys - radius;
   for (int yc = ys; yc < ye; yc += kChunk) {
     const int need = min(yc + kChunk, ye) - 1 + radius;
-    // Phase A: filtered rows next_row..need, one warp per row.
+    // Phase A: filtered rows next_row..need, one warp per row; the warp's next row is loaded
+    // into registers while this one is filtered (v2: the loads of one row at a time left each
+    // warp waiting out the full memory latency per row).
     float* st = stage + warp * C * sstride;
     const int c = lane / kLanesPerChannel, base = (lane % kLanesPerChannel) * K;
-    for (int j = next_row + warp; j <= need; j += 8) {
+    Pix<C, float> pre[kFusedSpanIters];
+    auto fetch = [&](int j) {
       const float* row = in + static_cast<size_t>(clampi(j, 0, h - 1)) * w * C;
-      for (int i = lane; i < span; i += 32) {
-        const Pix<C, float> p = load_pix<C>(row + static_cast<size_t>(clampi(x0 - radius + i, 0, w - 1)) * C);
 #pragma unroll
-        for (int cc = 0; cc < C; ++cc) st[cc * sstride + padded_index(i)] = p.v[cc];
+      for (int q = 0; q < kFusedSpanIters; ++q) {
+        const int i = lane + 32 * q;
+        if (i < span) pre[q] = load_pix<C>(row + static_cast<size_t>(clampi(x0 - radius + i, 0, w - 1)) * C);
+      }
+    };
+    if (next_row + warp <= need) fetch(next_row + warp);
+    for (int j = next_row + warp; j <= need; j += 8) {
+#pragma unroll
+      for (int q = 0; q < kFusedSpanIters; ++q) {
+        const int i = lane + 32 * q;
+        if (i < span) {
+#pragma unroll
+          for (int cc = 0; cc < C; ++cc) st[cc * sstride + padded_index(i)] = pre[q].v[cc];
+        }
       }
       __syncwarp();
+      if (j + 8 <= need) fetch(j + 8);
       const float* plane = st + c * sstride;
       float acc[K], v[2 * K];
 #pragma unroll
@@ -307,13 +321,21 @@ __global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* _
     const float* col = ring + bc * FX + px;
     for (int y0 = yc; y0 < min(yc + kChunk, ye); y0 += K) {
       float acc[K], v[2 * K];
+      // Ring slots of consecutive rows by increment and wrap (v2: a modulo per tap was most of
+      // this loop's instructions).
+      int sl = slot(y0 - radius);
+      auto next_slot = [&] {
+        const int cur = sl;
+        sl = sl + 1 == ring_rows ? 0 : sl + 1;
+        return cur;
+      };
 #pragma unroll
       for (int k = 0; k < K; ++k) acc[k] = 0.0f;
 #pragma unroll
-      for (int u = 0; u < K; ++u) v[u] = col[slot(y0 - radius + u) * ring_row];
+      for (int u = 0; u < K; ++u) v[u] = col[next_slot() * ring_row];
       for (int t0 = 0; t0 < taps; t0 += K) {
 #pragma unroll
-        for (int u = 0; u < K; ++u) v[K + u] = col[slot(y0 - radius + t0 + K + u) * ring_row];
+        for (int u = 0; u < K; ++u) v[K + u] = col[next_slot() * ring_row];
 #pragma unroll
         for (int u = 0; u < K; ++u) {
           const float wu = wsh[t0 + u];
@@ -448,33 +470,43 @@ Status conv2d_t(const float* in, float* out, int w, int h, const Kernel2D& k, si
 
 dim3 grid2d(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
 
-size_t fused_smem(int radius, int channels) {
+size_t fused_smem(int radius, int channels, int kChunk) {
   const int taps = separable_taps(radius), fx = 256 / channels;
   return sizeof(float) * (static_cast<size_t>((taps + 3) & ~3) + 8u * channels * plane_stride(fx + taps) +
                           static_cast<size_t>(kChunk + 2 * radius) * channels * fx);
 }
 constexpr size_t kMaxFusedSmem = 150 * 1024;
 
-template <int C>
-Status separable_fused_t(const float* in, float* out, int w, int h, const double* weights, int radius, cudaStream_t s) {
-  const size_t smem = fused_smem(radius, C);
-  if (Status st = allow_smem(sep_fused_kernel<C>, smem); !st.ok()) return st;
+template <int C, int kChunk>
+Status separable_fused_t(const float* in, float* out, int w, int h, const double* weights, int radius, int kStrip,
+                         cudaStream_t s) {
+  const size_t smem = fused_smem(radius, C, kChunk);
+  if (Status st = allow_smem(sep_fused_kernel<C, kChunk>, smem); !st.ok()) return st;
   const dim3 grid((w + 256 / C - 1) / (256 / C), (h + kStrip - 1) / kStrip);
-  sep_fused_kernel<C><<<grid, kFusedThreads, smem, s>>>(in, out, w, h, weights, radius, separable_taps(radius));
+  sep_fused_kernel<C, kChunk><<<grid, kFusedThreads, smem, s>>>(in, out, w, h, weights, radius, separable_taps(radius),
+                                                                kStrip);
   TK_CUDA_CHECK_LAUNCH("sep_fused_kernel");
   return {};
 }
 
 }  // namespace
 
-bool separable_fused_fits(int radius, int channels) { return fused_smem(radius, channels) <= kMaxFusedSmem; }
+bool separable_fused_fits(int radius, int channels, int chunk) {
+  return (chunk == 16 || chunk == 32) && separable_taps(radius) <= kFusedMaxTaps &&
+         fused_smem(radius, channels, chunk) <= kMaxFusedSmem;
+}
 
 Status separable_fused(const float* in, float* out, int w, int h, int channels, const double* weights, int radius,
-                       cudaStream_t s) {
-  if (!separable_fused_fits(radius, channels))
+                       cudaStream_t s, int strip, int chunk) {
+  if (!separable_fused_fits(radius, channels, chunk))
     return invalid_argument("cuda blur: radius " + std::to_string(radius) + " too large for the fused separable kernel");
-  return channels == 4 ? separable_fused_t<4>(in, out, w, h, weights, radius, s)
-                       : separable_fused_t<1>(in, out, w, h, weights, radius, s);
+  if (strip < chunk || strip % chunk != 0)
+    return invalid_argument("cuda blur: fused separable strip must be a multiple of its chunk");
+  if (chunk == 16)
+    return channels == 4 ? separable_fused_t<4, 16>(in, out, w, h, weights, radius, strip, s)
+                         : separable_fused_t<1, 16>(in, out, w, h, weights, radius, strip, s);
+  return channels == 4 ? separable_fused_t<4, 32>(in, out, w, h, weights, radius, strip, s)
+                       : separable_fused_t<1, 32>(in, out, w, h, weights, radius, strip, s);
 }
 
 int separable_taps(int radius) { return (2 * radius + 1 + K - 1) / K * K; }

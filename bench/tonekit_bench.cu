@@ -177,7 +177,7 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
       add_row(res, op, fmt.name, "frame", "no-pdl", median(total), frame_bytes);
     }
     cfg.programmatic_launch = true;
-    for (StatsAlgorithm a : {StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub}) {
+    for (StatsAlgorithm a : {StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub, StatsAlgorithm::bulk}) {
       cfg.stats = a;
       cfg.map_backwards = true;
       auto m = ToneMapper::create(cfg);

@@ -24,7 +24,9 @@ std::size_t input_pixel_bytes(InputFormat f);
 
 // Statistics pass variants (the seeds' comparison); `fused` (one launch, last block finishes)
 // is the default: see bench/NOTES.md for the measurements.
-enum class StatsAlgorithm { fused, harris, mjp, cub };
+// bulk: the fused reduction fed by TMA bulk copies through a shared-memory pipeline (sm_90;
+// packed, 16-byte aligned frames, others fall back to fused).
+enum class StatsAlgorithm { fused, harris, mjp, cub, bulk };
 // Histogram CDF: Blelloch up-/down-sweep (CUDA/Thrust seed) or cub::DeviceScan.
 enum class ScanAlgorithm { blelloch, cub };
 const char* stats_algorithm_name(StatsAlgorithm a);

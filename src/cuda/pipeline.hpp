@@ -56,6 +56,7 @@ struct StatsScratch {
   void* cub_temp = nullptr;
   std::size_t cub_temp_bytes = 0;
   int fused_grid = 0;  // blocks of the fused and mjp kernels
+  int bulk_grid = 0;   // blocks of the bulk (TMA pipeline) kernel
 };
 
 constexpr int kGroup = 4;  // pixels per thread per step: 16-byte loads (formats.hpp)
@@ -69,6 +70,7 @@ constexpr int kSharedHistogramBins = 16384;  // 64 KB of shared counters; more b
 struct StatsScratchSizes {
   std::size_t partials = 0, partials2 = 0, cub_temp_bytes = 0;
   int fused_grid = 0;
+  int bulk_grid = 0;
 };
 Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count, StatsScratchSizes& sizes);
 

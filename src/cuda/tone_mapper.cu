@@ -35,6 +35,7 @@ const char* stats_algorithm_name(StatsAlgorithm a) {
     case StatsAlgorithm::harris: return "harris";
     case StatsAlgorithm::mjp: return "mjp";
     case StatsAlgorithm::cub: return "cub";
+    case StatsAlgorithm::bulk: return "bulk";
   }
   return "?";
 }
@@ -103,6 +104,7 @@ struct ToneMapper::Impl {
     cuda::StatsScratchSizes z;
     if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z); !s.ok()) return s;
     stats.fused_grid = z.fused_grid;
+    stats.bulk_grid = z.bulk_grid;
     stats.cub_temp_bytes = z.cub_temp_bytes;
     TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(cuda::DeviceFrame)));
     TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(cuda::DeviceFrame)));

@@ -286,7 +286,8 @@ TEST(GpuVariants, test_gpu_stats_and_scan_variants) {
   REQUIRE_GPU();
   const auto px = random_pixels(4097, 2161, 11, true);
   const Frame f = make_frame(px, 4097, 2161, 4, InputFormat::rgba_f16);
-  for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub})
+  for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub,
+                          StatsAlgorithm::bulk})
     for (ScanAlgorithm s : {ScanAlgorithm::blelloch, ScanAlgorithm::cub}) {
       RunOptions o;
       o.stats = a;
@@ -429,7 +430,8 @@ TEST(GpuSanitizer, test_gpu_sanitizer_subset) {
   }
   const auto px = random_pixels(257, 129, 99, true);
   const Frame f = make_frame(px, 257, 129, 4, InputFormat::rgba_f16);
-  for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub})
+  for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub,
+                          StatsAlgorithm::bulk})
     for (ScanAlgorithm s : {ScanAlgorithm::blelloch, ScanAlgorithm::cub}) {
       RunOptions o;
       o.stats = a;

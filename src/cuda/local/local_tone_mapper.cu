@@ -4,6 +4,9 @@
 //   core::make_local_settings_hd on the device -> local adaptation (summed-area table, Gaussian
 //   pyramid with the scale search, or window column sums) -> map (scale search of reinhard-sat
 //   fused here, curve, colour, transfer, quantise, store).
+// reinhard-sat's default (tile-local tables) has neither a luminance plane nor a frame-sized
+// table: its map kernel builds a float64 table per tile from the input, as a programmatic
+// dependent launch that overlaps the statistics (cuda/pdl.cuh; local-settings kernel likewise).
 #include <cuda_runtime.h>
 
 #include <string>

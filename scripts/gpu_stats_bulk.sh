@@ -1,3 +1,7 @@
+#!/usr/bin/env bash
+# The statistics variants on the GPU machine (device `run`, carry a folder with bin/tonekit_gpu_tests,
+# bin/tonekit_bench and lib/; CARRY names it, default .carry): the variant tests, memcheck and
+# racecheck on the sanitizer subset, then the global benchmark (rows of every statistics variant).
 set -u
 C=${CARRY:-.carry}; B=$PWD/$C/bin; export LD_LIBRARY_PATH=$PWD/$C/lib:/usr/local/cuda/lib64
 timeout 120 $B/tonekit_gpu_tests --gtest_filter='GpuVariants*:GpuSanitizer*' --gtest_brief=1 > $OUT/t.log 2>&1; echo "tests rc $?"; grep -E "FAILED|Failure|Expected|Which" $OUT/t.log | head; tail -2 $OUT/t.log

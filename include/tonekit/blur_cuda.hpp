@@ -20,12 +20,32 @@ struct CUstream_st;  // cudaStream_t without cuda_runtime.h
 
 namespace tonekit {
 
+// Device scratch shared by BlurEngines that never run at the same time (one after another on
+// one stream, e.g. a glare pass's octaves): each engine's transient planes (padded copy, pass
+// buffers, pyramid levels) live in one block sized to the largest engine, instead of one set per
+// engine. Engines attach at create() (the block grows then, never per frame) and detach when
+// destroyed; the workspace must outlive them.
+class BlurWorkspace {
+ public:
+  BlurWorkspace();
+  ~BlurWorkspace();
+  BlurWorkspace(const BlurWorkspace&) = delete;
+  BlurWorkspace& operator=(const BlurWorkspace&) = delete;
+  std::size_t bytes() const;  // device memory held
+  struct Impl;
+
+ private:
+  friend class BlurEngine;
+  std::unique_ptr<Impl> impl_;
+};
+
 struct BlurEngineConfig {
   int width = 0;
   int height = 0;
   int channels = 4;  // 1 (grey plane) or 4 (RGBA, interleaved; alpha is blurred too)
   BlurPlan plan;     // from plan_blur(method, sigma, settings)
   int device = -1;   // -1: the current device
+  BlurWorkspace* workspace = nullptr;  // optional: transient planes shared with other engines
   // Tuning: `separable` in one fused pass (rows into a shared-memory ring, then columns) instead
   // of two passes through a device-memory intermediate. Off until measured on the device
   // (bench/BLUR_NOTES.md "CUDA": the two-pass version is 2.6x its byte floor at 4K, sigma 6).
@@ -51,7 +71,7 @@ class BlurEngine {
   Status run(const float* device_in, float* device_out, CUstream_st* stream = nullptr);
 
   const BlurEngineConfig& config() const;
-  std::size_t scratch_bytes() const;  // device memory held besides the caller's buffers
+  std::size_t scratch_bytes() const;  // device memory held besides the caller's buffers (and the workspace)
   // Device bytes one run moves at the least (input read once, output written once).
   std::size_t floor_bytes() const;
 

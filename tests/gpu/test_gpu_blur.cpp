@@ -310,6 +310,70 @@ TEST(GpuBlur, BandedSeparableBitIdenticalToUnbanded) {
   }
 }
 
+// BlurWorkspace: engines run one after another share their transient planes. Each engine's
+// output is bit-identical to a standalone engine's, including after the block has grown for a
+// later, larger engine (every attached engine rebound) and after an engine was destroyed; the
+// shared block is the largest engine's transient need, not the sum.
+TEST(GpuBlur, WorkspaceSharedBetweenEngines) {
+  REQUIRE_GPU();
+  const int w = 517, h = 301;
+  const Image img = random_image(w, h, 4, 91);
+  const size_t bytes = img.pixels.size() * sizeof(float);
+  float *din = nullptr, *dout = nullptr;
+  CUDA_OK(cudaMalloc(&din, bytes));
+  CUDA_OK(cudaMalloc(&dout, bytes));
+  CUDA_OK(cudaMemcpy(din, img.pixels.data(), bytes, cudaMemcpyHostToDevice));
+  auto make = [&](const char* method, double sigma, BlurWorkspace* ws) {
+    auto plan = plan_blur(method, sigma);
+    EXPECT_TRUE(plan.ok());
+    BlurEngineConfig cfg;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.channels = 4;
+    cfg.plan = *plan;
+    cfg.workspace = ws;
+    auto e = BlurEngine::create(cfg);
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return std::move(*e);
+  };
+  auto run = [&](BlurEngine& e) {
+    std::vector<float> out(img.pixels.size());
+    EXPECT_EQ(cudaMemset(dout, 0xff, bytes), cudaSuccess);
+    EXPECT_TRUE(e.run(din, dout, nullptr).ok());
+    EXPECT_EQ(cudaMemcpy(out.data(), dout, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    return out;
+  };
+  const std::pair<const char*, double> cases[] = {{"pyramid-quasi", 6.0}, {"repeated-box", 4.0}, {"pyramid-box4", 20.0}};
+  std::vector<std::vector<float>> reference;
+  std::size_t standalone_total = 0, largest_transient = 0;
+  for (const auto& [m, sg] : cases) {
+    auto e = make(m, sg, nullptr);
+    reference.push_back(run(*e));
+    standalone_total += e->scratch_bytes();
+  }
+  BlurWorkspace ws;
+  std::vector<std::unique_ptr<BlurEngine>> shared;
+  for (const auto& [m, sg] : cases) shared.push_back(make(m, sg, &ws));  // the last one grows the block
+  std::size_t shared_total = ws.bytes();
+  for (size_t i = 0; i < shared.size(); ++i) {
+    shared_total += shared[i]->scratch_bytes();
+    auto alone = make(cases[i].first, cases[i].second, nullptr);
+    largest_transient = std::max(largest_transient, alone->scratch_bytes() - shared[i]->scratch_bytes());
+  }
+  for (size_t i = 0; i < shared.size(); ++i)
+    EXPECT_EQ(run(*shared[i]), reference[i]) << cases[i].first << " with a shared workspace";
+  EXPECT_GE(ws.bytes(), largest_transient);
+  EXPECT_LT(shared_total, standalone_total);
+  std::printf("[blur] workspace: %zu bytes shared, %zu own; standalone engines %zu bytes\n", ws.bytes(),
+              shared_total - ws.bytes(), standalone_total);
+  shared.erase(shared.begin() + 1);                     // detach one engine
+  shared.push_back(make("pyramid-quasi", 40.0, &ws));   // grows again: the others are rebound
+  EXPECT_EQ(run(*shared[0]), reference[0]);
+  EXPECT_EQ(run(*shared[1]), reference[2]);
+  cudaFree(din);
+  cudaFree(dout);
+}
+
 TEST(GpuBlur, RejectsBadConfigs) {
   auto plan = plan_blur("separable", 2.0);
   ASSERT_TRUE(plan.ok());

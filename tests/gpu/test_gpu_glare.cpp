@@ -280,6 +280,25 @@ TEST(GpuGlare, StrengthZeroIsBitExactNoOp) {
 }
 
 // No device needed: the host convenience is a no-op for strength 0, like the CPU.
+// Device memory of the default glare at 4K RGBA float: the octaves' blur engines share one
+// BlurWorkspace, so the scratch is the bright and blurred planes plus the largest octave's
+// padded planes and pyramid, not the sum of three (1.6 GB before the workspace; the frame itself
+// is 133 MB).
+TEST(GpuGlare, ScratchAt4KStaysBelowOneGigabyte) {
+  REQUIRE_GPU();
+  GlareEngineConfig cfg;
+  cfg.width = 3840;
+  cfg.height = 2160;
+  cfg.channels = 4;
+  cfg.params.strength = 0.1;
+  auto engine = GlareEngine::create(cfg);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  ASSERT_TRUE((*engine)->active());
+  const std::size_t bytes = (*engine)->scratch_bytes();
+  std::printf("[glare] 3840x2160 RGBA, default parameters: %.1f MB of scratch\n", bytes / 1e6);
+  EXPECT_LT(bytes, std::size_t{1} << 30);
+}
+
 TEST(GpuGlare, HostStrengthZeroIsNoOpWithoutDevice) {
   Image img = lamp_scene(31, 17, 3, 61, true);
   const Image before = img;

@@ -24,6 +24,46 @@ namespace tonekit {
 
 using namespace gpu_blur;
 
+// The transient planes of one engine: where each pointer lives and its offset in the block.
+struct WorkspaceBinding {
+  void** slot;
+  std::size_t offset;
+};
+struct WorkspaceUser {
+  std::vector<WorkspaceBinding> bindings;
+  std::size_t bytes = 0;
+};
+
+struct BlurWorkspace::Impl {
+  void* block = nullptr;
+  std::size_t capacity = 0;
+  std::vector<WorkspaceUser*> users;
+
+  ~Impl() { cudaFree(block); }
+  // Grows the block to `user`'s need if larger (rebinding every attached engine), binds it.
+  Status attach(WorkspaceUser* user) {
+    if (user->bytes > capacity) {
+      void* grown = nullptr;
+      TK_CUDA_CHECK(cudaMalloc(&grown, user->bytes));
+      cudaFree(block);  // synchronises: no run of an attached engine is still using it
+      block = grown;
+      capacity = user->bytes;
+      for (WorkspaceUser* u : users) bind(*u);
+    }
+    users.push_back(user);
+    bind(*user);
+    return {};
+  }
+  void detach(WorkspaceUser* user) { users.erase(std::remove(users.begin(), users.end(), user), users.end()); }
+  void bind(const WorkspaceUser& u) const {
+    for (const WorkspaceBinding& b : u.bindings) *b.slot = static_cast<unsigned char*>(block) + b.offset;
+  }
+};
+
+BlurWorkspace::BlurWorkspace() : impl_(std::make_unique<Impl>()) {}
+BlurWorkspace::~BlurWorkspace() = default;
+std::size_t BlurWorkspace::bytes() const { return impl_->capacity; }
+
 struct BlurEngine::Impl {
   BlurEngineConfig cfg;
   std::string id;
@@ -59,11 +99,26 @@ struct BlurEngine::Impl {
   double* spread_tmp = nullptr;
   FftBlur fft;
 
-  ~Impl() { fft_destroy(fft); }
+  WorkspaceUser transient;  // with cfg.workspace: the planes below that live in it
+
+  ~Impl() {
+    fft_destroy(fft);
+    if (cfg.workspace) cfg.workspace->impl_->detach(&transient);
+  }
 
   template <class T>
   Status alloc(T** p, std::size_t n) {
     return memory.alloc(p, n);
+  }
+  // A transient plane: its contents do not outlive one run(), so with a workspace it shares the
+  // workspace's block with the other engines (bound after create()); else an own allocation.
+  template <class T>
+  Status talloc(T** p, std::size_t n) {
+    if (!cfg.workspace) return alloc(p, n);
+    *p = nullptr;
+    transient.bindings.push_back({reinterpret_cast<void**>(p), transient.bytes});
+    transient.bytes += (std::max<std::size_t>(n, 1) * sizeof(T) + 255) / 256 * 256;
+    return {};
   }
   std::size_t plane(int pw_, int ph_) const { return static_cast<std::size_t>(pw_) * ph_ * C; }
 
@@ -131,18 +186,18 @@ struct BlurEngine::Impl {
       if (fused) return {};
       if (cfg.separable_banded)
         if (Status s = separable_banding_create(w, h, C, radius, memory, banding); !s.ok()) return s;
-      return alloc(&work_t, banding.ring > 0 ? static_cast<std::size_t>(banding.ring) * w * C : plane(w, h));
+      return talloc(&work_t, banding.ring > 0 ? static_cast<std::size_t>(banding.ring) * w * C : plane(w, h));
     }
     if (id == "direct" || id == "reshuffle") return upload_kernel_2d(gaussian_kernel_2d(p.sigma, truncate_radius()), id == "reshuffle");
     if (id == "fft") return fft_create(w, h, C, gaussian_kernel_2d(p.sigma, truncate_radius()), fft);
     if (id == "spreading") {
       spread_r = static_cast<int>(std::lround(p.get("radius")));
       if (spread_r <= 1) return {};
-      if (Status s = alloc(&padded, plane(w + 2 * spread_r, h + 2 * spread_r)); !s.ok()) return s;
-      return alloc(&spread_tmp, static_cast<std::size_t>(w) * (h + 2 * spread_r) * C);
+      if (Status s = talloc(&padded, plane(w + 2 * spread_r, h + 2 * spread_r)); !s.ok()) return s;
+      return talloc(&spread_tmp, static_cast<std::size_t>(w) * (h + 2 * spread_r) * C);
     }
-    if (Status s = alloc(&padded, plane(pw, ph)); !s.ok()) return s;
-    if (Status s = alloc(&work_a, plane(pw, ph)); !s.ok()) return s;
+    if (Status s = talloc(&padded, plane(pw, ph)); !s.ok()) return s;
+    if (Status s = talloc(&work_a, plane(pw, ph)); !s.ok()) return s;
     if (pyramid) {
       const std::string_view a = id;
       const auto an = a == "pyramid-box2" ? blur_math::PyramidAnalysis::box2
@@ -150,16 +205,16 @@ struct BlurEngine::Impl {
                                             : blur_math::PyramidAnalysis::quasi;
       for (int t = 0; t < 4; ++t) analysis.w[t] = static_cast<float>(blur_math::analysis_weight(an, t));
       const int n = static_cast<int>(std::lround(p.get("levels")));
+      levels.reserve(static_cast<std::size_t>(std::max(n, 0)));  // stable slots for talloc
       int fw = pw, fh = ph;
       for (int l = 0; l < n; ++l) {
         if (fw == 1 && fh == 1) break;
         fw = (fw + 1) / 2;
         fh = (fh + 1) / 2;
-        float* q = nullptr;
-        if (Status s = alloc(&q, plane(fw, fh)); !s.ok()) return s;
+        levels.push_back(nullptr);
+        if (Status s = talloc(&levels.back(), plane(fw, fh)); !s.ok()) return s;
         lw.push_back(fw);
         lh.push_back(fh);
-        levels.push_back(q);
       }
       const double cs = p.get("coarse_sigma");
       radius = -1;
@@ -173,17 +228,17 @@ struct BlurEngine::Impl {
           if (Status s = upload_weights(blur_impl::gaussian_kernel_1d(cs, r)); !s.ok()) return s;
         }
         const int cw = levels.empty() ? pw : lw.back(), chh = levels.empty() ? ph : lh.back();
-        if (Status s = alloc(&coarse_out, plane(cw, chh)); !s.ok()) return s;
-        if (Status s = alloc(&coarse_tmp, plane(cw, chh)); !s.ok()) return s;
+        if (Status s = talloc(&coarse_out, plane(cw, chh)); !s.ok()) return s;
+        if (Status s = talloc(&coarse_tmp, plane(cw, chh)); !s.ok()) return s;
       }
       return {};
     }
     if (id == "repeated-box") {
       widths = blur_impl::box_pass_widths(p);
       use_sat = std::lround(p.get("sat")) != 0;
-      if (Status s = alloc(&work_b, plane(pw, ph)); !s.ok()) return s;
-      if (use_sat) return alloc(&table, box_sat_table_doubles(pw, ph, C));
-      return alloc(&work_t, plane(pw, ph));
+      if (Status s = talloc(&work_b, plane(pw, ph)); !s.ok()) return s;
+      if (use_sat) return talloc(&table, box_sat_table_doubles(pw, ph, C));
+      return talloc(&work_t, plane(pw, ph));
     }
     if (id == "diffusion") {
       iterations = static_cast<int>(std::lround(p.get("iterations")));
@@ -282,6 +337,8 @@ Result<std::unique_ptr<BlurEngine>> BlurEngine::create(const BlurEngineConfig& c
   impl->h = config.height;
   impl->C = config.channels;
   if (Status s = impl->create(); !s.ok()) return s;
+  if (config.workspace && !impl->transient.bindings.empty())
+    if (Status s = config.workspace->impl_->attach(&impl->transient); !s.ok()) return s;
   return std::unique_ptr<BlurEngine>(new BlurEngine(std::move(impl)));
 }
 

@@ -115,6 +115,9 @@ struct GlareEngine::Impl {
   std::size_t n = 0;
   int bright_channels = 0;  // 4 (RGBA, alpha 0) for colour frames, 1 for grey
   std::vector<GlareOctave> octaves;
+  // The octaves run one after another: their blur engines share one workspace for their padded
+  // planes and pyramid levels (declared first, so it outlives them).
+  BlurWorkspace workspace;
   std::vector<std::unique_ptr<BlurEngine>> blurs;  // one per octave
   cuda::DeviceAllocations memory;
   float* bright = nullptr;
@@ -135,6 +138,7 @@ struct GlareEngine::Impl {
       bc.channels = bright_channels;
       bc.plan = o.blur;
       bc.device = cfg.device;
+      bc.workspace = &workspace;
       auto engine = BlurEngine::create(bc);
       if (!engine.ok()) return engine.status();
       blurs.push_back(std::move(*engine));
@@ -168,7 +172,7 @@ struct GlareEngine::Impl {
   }
 
   std::size_t total_bytes() const {
-    std::size_t b = memory.bytes();
+    std::size_t b = memory.bytes() + workspace.bytes();
     for (const auto& e : blurs) b += e->scratch_bytes();
     return b;
   }

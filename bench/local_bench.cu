@@ -16,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "core/local_settings.hpp"
+#include "cuda/local/local_launch.hpp"
 #include "cuda/local/sat_gpu.hpp"
+#include "tonekit/blur_cuda.hpp"
 #include "tonekit/local_tone_mapper.hpp"
 
 using namespace tonekit;
@@ -137,6 +140,52 @@ void bench_ops(int w, int h) {
   cudaFree(out);
 }
 
+// Which Gaussian wins at each of reinhard-local's scales (issue 4 item 3): one float plane,
+// sigma_i = alpha_1 1.6^i / sqrt 2, the reference's 4-sigma window: separable (BlurEngine,
+// truncate 4), FFT (cuFFT, BlurEngine) and Young & van Vliet's recursive filter (sigma >= 0.5).
+void bench_gauss_study(int w, int h) {
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / (n * 4)) + 1);
+  std::vector<float*> planes(rotate);
+  std::vector<float> host(n);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (float& v : host) v = u(rng);
+  for (float*& p : planes) {
+    CK(cudaMalloc(&p, n * 4));
+    CK(cudaMemcpy(p, host.data(), n * 4, cudaMemcpyHostToDevice));
+  }
+  float *out = nullptr, *tmp = nullptr, *tmp2 = nullptr;
+  CK(cudaMalloc(&out, n * 4));
+  CK(cudaMalloc(&tmp, n * 4));
+  CK(cudaMalloc(&tmp2, n * 4));
+  for (int i = 0; i < core::kMaxLocalScales; ++i) {
+    const double sigma = core::kReinhardAlpha1 * core::gaussian_scale(i) * 0.70710678118654752;
+    double ms[3] = {-1, -1, -1};
+    const char* methods[2] = {"separable", "fft"};
+    for (int k = 0; k < 2; ++k) {
+      auto plan = plan_blur(methods[k], sigma, {{"truncate", "4"}});
+      if (!plan.ok()) continue;
+      BlurEngineConfig cfg;
+      cfg.width = w;
+      cfg.height = h;
+      cfg.channels = 1;
+      cfg.plan = *plan;
+      auto engine = BlurEngine::create(cfg);
+      if (!engine.ok()) continue;
+      ms[k] = median_ms([&](int r) { if (!(*engine)->run(planes[r], out, nullptr).ok()) std::exit(2); }, rotate);
+    }
+    if (sigma >= 0.5)
+      ms[2] = median_ms([&](int r) { if (!cuda_local::launch_recursive_gauss(planes[r], w, h, sigma, tmp, tmp2, out, nullptr).ok()) std::exit(2); }, rotate);
+    std::printf("gauss,level %d sigma %.3f radius %d,%d,%d,separable %.4f,fft %.4f,recursive %.4f\n", i, sigma,
+                core::gaussian_radius(i), w, h, ms[0], ms[1], ms[2]);
+  }
+  for (float* p : planes) cudaFree(p);
+  cudaFree(out);
+  cudaFree(tmp);
+  cudaFree(tmp2);
+}
+
 void bench_sat(int w, int h) {
   const std::size_t n = static_cast<std::size_t>(w) * h;
   const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / (n * 4)) + 1);
@@ -195,9 +244,10 @@ void bench_sat(int w, int h) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, profile = false;
+  bool quick = false, profile = false, gauss = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    if (!std::strcmp(argv[i], "--gauss")) gauss = true;  // the Gaussian study at 4K only
     if (!std::strcmp(argv[i], "--profile")) profile = true;  // the operators at 4K only, for ncu
     if (!std::strcmp(argv[i], "--iters") && i + 1 < argc) g_iters = std::atoi(argv[++i]);
   }
@@ -210,6 +260,10 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("# device %s, %d SMs, L2 %d MB; median of %d after %d warm-up\n", p.name, p.multiProcessorCount, p.l2CacheSize >> 20,
               g_iters, g_warm);
+  if (gauss) {
+    bench_gauss_study(3840, 2160);
+    return 0;
+  }
   if (profile) {
     g_iters = 3;
     bench_ops(3840, 2160);
@@ -218,9 +272,11 @@ int main(int argc, char** argv) {
   if (quick) {
     bench_ops(640, 360);
     bench_sat(640, 360);
+    bench_gauss_study(640, 360);
     return 0;
   }
   for (auto [w, h] : {std::pair{1920, 1080}, std::pair{3840, 2160}, std::pair{7680, 4320}}) bench_ops(w, h);
+  bench_gauss_study(3840, 2160);
   for (auto [w, h] : {std::pair{1024, 1024}, std::pair{1920, 1080}, std::pair{2048, 2048}, std::pair{3840, 2160},
                       std::pair{4096, 4096}, std::pair{7680, 4320}})
     bench_sat(w, h);

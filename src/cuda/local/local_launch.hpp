@@ -65,4 +65,15 @@ Status launch_drago_columns(const float* plane, int w, int h, const core::LocalS
                             cudaStream_t s);
 Status launch_local_map(InputFormat in, LocalPath path, DodgeVariant variant, const LocalMapArgs& a, cudaStream_t s);
 
+// Young & van Vliet's recursive Gaussian (recursive_gauss.cu), for the study of which Gaussian
+// wins at each of reinhard-local's scales; not the operator's path (the reference is exact).
+struct RecursiveGaussCoeffs {
+  float B = 1, b1 = 0, b2 = 0, b3 = 0;  // y[n] = B x[n] + b1 y[n-1] + b2 y[n-2] + b3 y[n-3]
+  int warm = 0;                         // rows a segment's pass runs in before its own
+};
+RecursiveGaussCoeffs recursive_gauss_coeffs(double sigma);  // sigma >= 0.5
+// out = the w x h plane blurred with sigma (clamp-to-edge); tmp, tmp2: w x h floats of scratch.
+Status launch_recursive_gauss(const float* plane, int w, int h, double sigma, float* tmp, float* tmp2, float* out,
+                              cudaStream_t s);
+
 }  // namespace tonekit::cuda_local

@@ -40,6 +40,7 @@ struct Variant {
   bool fused = false;  // BlurEngineConfig::separable_fused
   bool banded = false;  // BlurEngineConfig::separable_banded
   int strip = 128, chunk = 32;  // BlurEngineConfig::separable_fused_strip / _chunk
+  bool strips = true;  // BlurEngineConfig::separable_strips
 };
 
 const std::vector<Variant>& variants() {
@@ -47,6 +48,7 @@ const std::vector<Variant>& variants() {
       {"gaussian", "gaussian", {}},         {"separable", "separable", {}},
       {"separable-fused", "separable", {}, true},
       {"separable-banded", "separable", {}, false, true},
+      {"separable-2pass", "separable", {}, false, false, 128, 32, false},
       {"separable-fused-s256", "separable", {}, true, false, 256, 32},
       {"separable-fused-c16", "separable", {}, true, false, 128, 16},
       {"separable-fused-s256-c16", "separable", {}, true, false, 256, 16},
@@ -125,6 +127,7 @@ bool run_case(Bench& b, const Variant& v, int w, int h, double sigma, double cop
   cfg.separable_banded = v.banded;
   cfg.separable_fused_strip = v.strip;
   cfg.separable_fused_chunk = v.chunk;
+  cfg.separable_strips = v.strips;
   auto engine = BlurEngine::create(cfg);
   if (!engine.ok()) {
     std::printf("%-17s %5dx%-5d sigma %-4g skipped: %s\n", v.label, w, h, sigma, engine.status().message().c_str());
@@ -186,15 +189,23 @@ bool run_case(Bench& b, const Variant& v, int w, int h, double sigma, double cop
 
 int main(int argc, char** argv) {
   bool quick = false, cpu = false;
-  int iters = 20;
+  int iters = 20, at_w = 1024, at_h = 1024;
   std::string only;
+  std::vector<double> sigmas = {3, 6, 12, 24, 48};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--cpu")) cpu = true;
     else if (!std::strcmp(argv[i], "--iters") && i + 1 < argc) iters = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else {
-      std::printf("usage: %s [--quick] [--cpu] [--iters N] [--only LABEL]\n", argv[0]);
+    else if (!std::strcmp(argv[i], "--at") && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &at_w, &at_h) == 2 &&
+             at_w > 0 && at_h > 0) ++i;
+    else if (!std::strcmp(argv[i], "--sigmas") && i + 1 < argc) {
+      sigmas.clear();
+      for (char* tok = std::strtok(argv[++i], ","); tok; tok = std::strtok(nullptr, ",")) sigmas.push_back(std::atof(tok));
+    } else {
+      std::printf("usage: %s [--quick] [--cpu] [--iters N] [--only LABEL] [--at WxH] [--sigmas S,S,...]\n"
+                  "  --at, --sigmas: size and sigmas of the sigma sweep (default 1024x1024; 3,6,12,24,48)\n",
+                  argv[0]);
       return 2;
     }
   }
@@ -206,19 +217,21 @@ int main(int argc, char** argv) {
   Bench b;
   b.iters = iters;
   std::vector<Row> rows;
-  const double sigmas[] = {3, 6, 12, 24, 48};
+  bool sizes_done = false;  // --at: the sigma sweep only
   const int sizes[][2] = {{512, 512}, {1024, 1024}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
-  std::printf("== sigma sweep, 1024x1024 RGBA float ==\n");
-  const double copy1k = b.copy_gbs(1024ull * 1024 * 16);
+  std::printf("== sigma sweep, %dx%d RGBA float ==\n", at_w, at_h);
+  const double copy1k = b.copy_gbs(static_cast<size_t>(at_w) * at_h * 16);
   std::printf("device-to-device copy: %.1f GB/s (read + write)\n", copy1k);
   for (double s : sigmas)
     for (const Variant& v : variants()) {
       if (!only.empty() && only != v.label) continue;
       Row r;
-      if (run_case(b, v, 1024, 1024, s, copy1k, cpu && s == 6, r)) rows.push_back(r);
+      if (run_case(b, v, at_w, at_h, s, copy1k, cpu && s == 6, r)) rows.push_back(r);
     }
-  std::printf("== resolution sweep, sigma 6, RGBA float ==\n");
+  if (at_w != 1024 || at_h != 1024) sizes_done = true;
+  if (!sizes_done) std::printf("== resolution sweep, sigma 6, RGBA float ==\n");
   for (const auto& sz : sizes) {
+    if (sizes_done) break;
     if (sz[0] == 1024) continue;  // measured above
     if (quick && sz[0] == 512) continue;
     const double copy = b.copy_gbs(static_cast<size_t>(sz[0]) * sz[1] * 16);

@@ -52,6 +52,12 @@ struct BlurEngineConfig {
   bool separable_fused = false;
   int separable_fused_strip = 128;  // rows per block of the fused kernel (a multiple of the chunk)
   int separable_fused_chunk = 32;   // output rows per ring refill: 16 or 32
+  // `separable` on RGBA through the one-pass strip kernel (v3: 32-pixel strips, rows staged by
+  // cp.async and filtered into a shared ring, columns from it; bench/BLUR_NOTES.md): on by
+  // default where it runs at least two blocks per SM (radius <= 35, sigma <= 11.6 at truncate 3);
+  // other radii and grey planes take the two passes, as do separable_fused / separable_banded
+  // when set (they are explicit study variants and win over this flag).
+  bool separable_strips = true;
   // Tuning: frames whose intermediate exceeds ~L2 / 2 run both passes in one persistent launch
   // over bands of rows through a ring of rows that stays in L2. Off: slower on the H100 (4K sigma
   // 6: 0.434 vs 0.249 ms; an earlier two-launches-per-band form 0.317): the tasks' dependency

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <cstring>
@@ -72,6 +73,32 @@ Diff compare(const Image& gpu, const Image& cpu) {
     d.ref_max = std::max(d.ref_max, std::fabs(static_cast<double>(cpu.pixels[i])));
   }
   return d;
+}
+
+BlurEngineConfig engine_config(int w, int h, int c, const BlurPlan& plan) {
+  BlurEngineConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.channels = c;
+  cfg.plan = plan;
+  return cfg;
+}
+
+// img through engine on `stream` into a NaN-poisoned output (every sample must be written).
+Image run_engine(BlurEngine& engine, const Image& img, cudaStream_t stream = nullptr) {
+  const size_t bytes = img.pixels.size() * sizeof(float);
+  Image gpu(img.width, img.height, img.channels);
+  float *din = nullptr, *dout = nullptr;
+  EXPECT_EQ(cudaMalloc(&din, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dout, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(din, img.pixels.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemset(dout, 0xff, bytes), cudaSuccess);
+  EXPECT_TRUE(engine.run(din, dout, stream).ok());
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(gpu.pixels.data(), dout, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(din);
+  cudaFree(dout);
+  return gpu;
 }
 
 // Runs method on img on both backends; fails with the numbers when outside the tolerance.
@@ -219,27 +246,13 @@ TEST(GpuBlur, FusedSeparableMatchesCpu) {
         ASSERT_TRUE(plan.ok());
         auto cpu = blur(img, *plan);
         ASSERT_TRUE(cpu.ok());
-        BlurEngineConfig cfg;
-        cfg.width = w;
-        cfg.height = h;
-        cfg.channels = c;
-        cfg.plan = *plan;
+        BlurEngineConfig cfg = engine_config(w, h, c, *plan);
         cfg.separable_fused = true;
         cfg.separable_fused_strip = shape[0];
         cfg.separable_fused_chunk = shape[1];
         auto engine = BlurEngine::create(cfg);
         ASSERT_TRUE(engine.ok()) << engine.status().message();
-        const size_t bytes = img.pixels.size() * sizeof(float);
-        float *din = nullptr, *dout = nullptr;
-        ASSERT_EQ(cudaMalloc(&din, bytes), cudaSuccess);
-        ASSERT_EQ(cudaMalloc(&dout, bytes), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(din, img.pixels.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-        ASSERT_EQ(cudaMemset(dout, 0xff, bytes), cudaSuccess);  // NaN poison
-        ASSERT_TRUE((*engine)->run(din, dout, nullptr).ok());
-        Image gpu(w, h, c);
-        ASSERT_EQ(cudaMemcpy(gpu.pixels.data(), dout, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-        cudaFree(din);
-        cudaFree(dout);
+        const Image gpu = run_engine(**engine, img);
         const Diff d = compare(gpu, *cpu);
         const double rel = d.max_abs / std::max(d.ref_max, 1e-30);
         std::printf("[blur] %-13s %4dx%-4d c%d sigma %-5g %-28s max|diff| %.3g (%.3g of max %.3g)\n", "fused-sep", w, h,
@@ -247,6 +260,52 @@ TEST(GpuBlur, FusedSeparableMatchesCpu) {
         EXPECT_EQ(d.non_finite, 0u) << w << "x" << h << " c" << c << " sigma " << sigma;
         EXPECT_LE(rel, 1e-5) << w << "x" << h << " c" << c << " sigma " << sigma;
       }
+}
+
+// The one-pass strip kernel (BlurEngineConfig::separable_strips, the RGBA default) against the
+// CPU separable blur: strip edges (32 px) and batch edges (32 rows) +-1, several chunks per
+// column (the chunk is picked for the device: 333x127, 1920x1080 and 4097x2161 get chunk <
+// height), every tail of 2r + 1 taps modulo 8 (1, 3, 5, 7: sigma 2.5, 1.5, 6, 0.7 / 9), taps up
+// to the kernel's limit of 56 (sigma 9) and past it (sigma 13: the two-pass fallback); a user
+// stream; NaN-poisoned outputs. The engine holds no intermediate plane exactly when the strip
+// kernel runs. TK_BLUR_SMALL=1 (for
+// racecheck, which runs shared-memory kernels ~100x slower) keeps the sizes below 1920.
+TEST(GpuBlur, StripSeparableMatchesCpu) {
+  REQUIRE_GPU();
+  const bool small_only = std::getenv("TK_BLUR_SMALL") != nullptr;
+  const int sizes[][2] = {{1, 1}, {31, 17}, {32, 64}, {33, 65}, {95, 63}, {333, 127}, {1920, 1080}, {4097, 2161}};
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  unsigned seed = 77;
+  for (const auto& sz : sizes)
+    for (double sigma : {0.7, 1.5, 2.5, 6.0, 9.0, 13.0}) {
+      const int w = sz[0], h = sz[1];
+      if (w >= 1920 && (small_only || (sigma != 6.0 && sigma != 9.0))) continue;
+      const Image img = (seed & 1) ? random_image(w, h, 4, seed) : edge_image(w, h, 4);
+      ++seed;
+      auto plan = plan_blur("separable", sigma);
+      ASSERT_TRUE(plan.ok());
+      auto cpu = blur(img, *plan);
+      ASSERT_TRUE(cpu.ok());
+      BlurEngineConfig cfg = engine_config(w, h, 4, *plan);
+      cfg.separable_strips = true;
+      auto engine = BlurEngine::create(cfg);
+      ASSERT_TRUE(engine.ok()) << engine.status().message();
+      const size_t bytes = img.pixels.size() * sizeof(float);
+      const bool strips = sigma <= 9.0;  // taps = 2 ceil(3 sigma) + 1 rounded up to 8 <= 56
+      if (strips)
+        EXPECT_LT((*engine)->scratch_bytes(), bytes / 2 + 4096) << "strip kernel not taken: " << w << "x" << h;
+      else
+        EXPECT_GE((*engine)->scratch_bytes(), bytes) << "two-pass fallback expected: " << w << "x" << h;
+      const Image gpu = run_engine(**engine, img, seed % 3 == 0 ? stream : nullptr);
+      const Diff d = compare(gpu, *cpu);
+      const double rel = d.max_abs / std::max(d.ref_max, 1e-30);
+      std::printf("[blur] %-13s %4dx%-4d sigma %-5g %-28s %s max|diff| %.3g (%.3g of max %.3g)\n", "strip-sep", w, h,
+                  sigma, plan->describe().c_str(), strips ? "strips" : "2-pass", d.max_abs, rel, d.ref_max);
+      EXPECT_EQ(d.non_finite, 0u) << w << "x" << h << " sigma " << sigma;
+      EXPECT_LE(rel, 1e-5) << w << "x" << h << " sigma " << sigma;
+    }
+  cudaStreamDestroy(stream);
 }
 
 // The banded two-pass separable blur (intermediate in an L2-sized ring of rows) computes every
@@ -283,12 +342,9 @@ TEST(GpuBlur, BandedSeparableBitIdenticalToUnbanded) {
     CUDA_OK(cudaMemset(d_banded, 0xff, bytes));  // NaN poison: every output must be written
     CUDA_OK(cudaMemset(d_plain, 0xff, bytes));
     for (bool banded : {true, false}) {
-      BlurEngineConfig cfg;
-      cfg.width = k.w;
-      cfg.height = k.h;
-      cfg.channels = k.c;
-      cfg.plan = *plan;
+      BlurEngineConfig cfg = engine_config(k.w, k.h, k.c, *plan);
       cfg.separable_banded = banded;
+      cfg.separable_strips = false;  // the unbanded two passes: same taps in the same order
       auto engine = BlurEngine::create(cfg);
       ASSERT_TRUE(engine.ok()) << engine.status().message();
       ASSERT_TRUE((*engine)->run(din, banded ? d_banded : d_plain, nullptr).ok());
@@ -326,11 +382,7 @@ TEST(GpuBlur, WorkspaceSharedBetweenEngines) {
   auto make = [&](const char* method, double sigma, BlurWorkspace* ws) {
     auto plan = plan_blur(method, sigma);
     EXPECT_TRUE(plan.ok());
-    BlurEngineConfig cfg;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.channels = 4;
-    cfg.plan = *plan;
+    BlurEngineConfig cfg = engine_config(w, h, 4, *plan);
     cfg.workspace = ws;
     auto e = BlurEngine::create(cfg);
     EXPECT_TRUE(e.ok()) << e.status().message();

@@ -78,6 +78,7 @@ struct BlurEngine::Impl {
   double* weights = nullptr;
   int radius = 0;
   bool fused = false;  // separable in one pass (cfg.separable_fused and the ring fits)
+  int strip_chunk = 0;  // > 0: separable through the v3 strip kernel (cfg.separable_strips, RGBA, fits)
   SeparableBanding banding;  // separable / gaussian with cfg.separable_banded on a large frame
   // direct / reshuffle
   Kernel2D k2d;
@@ -182,6 +183,13 @@ struct BlurEngine::Impl {
       if (!separable_fits(r, C))
         return invalid_argument("cuda blur: radius " + std::to_string(r) + " too large for the separable kernels");
       if (Status s = upload_weights(blur_impl::gaussian_kernel_1d(p.sigma, r)); !s.ok()) return s;
+      if (id == "separable" && cfg.separable_strips && !cfg.separable_fused && !cfg.separable_banded &&
+          separable_strips_fit(r, C)) {
+        auto chunk = separable_strips_chunk(w, h, r);
+        if (!chunk.ok()) return chunk.status();
+        strip_chunk = *chunk;
+        return {};
+      }
       fused = id == "separable" && cfg.separable_fused && separable_fused_fits(r, C, cfg.separable_fused_chunk);
       if (fused) return {};
       if (cfg.separable_banded)
@@ -278,6 +286,7 @@ struct BlurEngine::Impl {
   }
 
   Status run(const float* in, float* out, cudaStream_t s) {
+    if (id == "separable" && strip_chunk > 0) return separable_strips(in, out, w, h, weights, radius, strip_chunk, s);
     if (id == "separable" && fused)
       return separable_fused(in, out, w, h, C, weights, radius, s, cfg.separable_fused_strip, cfg.separable_fused_chunk);
     if (id == "gaussian" || id == "separable")

@@ -54,6 +54,15 @@ bool separable_fused_fits(int radius, int channels, int chunk = 32);
 Status separable_fused(const float* in, float* out, int w, int h, int channels, const double* weights, int radius,
                        cudaStream_t s, int strip = 128, int chunk = 32);
 
+// The same convolution for RGBA float in one pass, v3 ("strips"): 32-pixel strips cut into
+// chunks of `chunk` rows (a multiple of 32; separable_strips_chunk picks it for the device),
+// rows staged by cp.async and filtered into a shared ring, columns from the ring, float4 and 8
+// outputs per lane in both phases. Fits taps <= 80 (r <= 39, sigma <= 13 at truncate 3), RGBA.
+bool separable_strips_fit(int radius, int channels);
+Result<int> separable_strips_chunk(int w, int h, int radius);
+Status separable_strips(const float* in, float* out, int w, int h, const double* weights, int radius, int chunk,
+                        cudaStream_t s);
+
 // Direct 2D convolution, or Porikli's reshuffling: weights grouped into linkage sets.
 // offsets[i] = (dx, dy) for i < n_offsets, ordered by group; group g covers offsets
 // [group_end[g - 1], group_end[g]) and has weight group_weight[g]. Direct: one offset per group.

@@ -118,6 +118,53 @@ __global__ void __launch_bounds__(kRowThreads) sep_rows_kernel(const float* __re
                      static_cast<int>(blockIdx.y) * (4 / C), h, ~0u, wsh, planes);
 }
 
+__device__ __forceinline__ void fma4(float4& acc, float wgt, const float4& v) {
+  acc.x += wgt * v.x;
+  acc.y += wgt * v.y;
+  acc.z += wgt * v.z;
+  acc.w += wgt * v.w;
+}
+
+// The register-blocked sliding window of the RGBA kernels (whole float4 pixels per lane):
+// acc[k] = sum_t w[t] x[k + t] for k < K and t < K nfull + kTail, where x[i0 + u] = at(i0, u)
+// for i0 a multiple of K and u < K; wsh 16-byte aligned, zero-padded to a multiple of K. One
+// 16-byte shared load feeds 4 channels' FMAs: about 1.1 instructions per FMA. The strip kernel
+// passes kTail = (2r + 1) % K so the zero padding is not multiplied; the two-pass kernels
+// multiply it (kTail 0, nfull = taps / K) as the banded kernel does, which keeps them
+// bit-identical to it.
+template <int kTail, class At>
+__device__ __forceinline__ void rgba_window(const float* wsh, int nfull, At at, float4 (&acc)[K]) {
+  float4 v[2 * K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+  for (int u = 0; u < K; ++u) v[u] = at(0, u);
+  const float4* wp = reinterpret_cast<const float4*>(wsh);
+  const int taps = nfull * K;
+#pragma unroll 2
+  for (int t0 = 0; t0 < taps; t0 += K) {
+#pragma unroll
+    for (int u = 0; u < K; ++u) v[K + u] = at(t0 + K, u);
+    const float4 wa = wp[0], wb = wp[1];
+    wp += 2;
+    const float wv[K] = {wa.x, wa.y, wa.z, wa.w, wb.x, wb.y, wb.z, wb.w};
+#pragma unroll
+    for (int u = 0; u < K; ++u)
+#pragma unroll
+      for (int k = 0; k < K; ++k) fma4(acc[k], wv[u], v[k + u]);
+#pragma unroll
+    for (int u = 0; u < K; ++u) v[u] = v[K + u];
+  }
+  if constexpr (kTail > 0) {  // taps t = taps .. taps + kTail - 1 need x up to taps + K + kTail - 2
+#pragma unroll
+    for (int u = 0; u + 1 < kTail; ++u) v[K + u] = at(taps + K, u);
+#pragma unroll
+    for (int u = 0; u < kTail; ++u)
+#pragma unroll
+      for (int k = 0; k < K; ++k) fma4(acc[k], wsh[taps + u], v[k + u]);
+  }
+}
+
 // Row pass for RGBA with float accumulation (v3): a warp per row, each lane 8 consecutive whole
 // pixels (float4) with the register-blocked window: one 16-byte shared load feeds 4 channels'
 // FMAs and no deinterleaving, so about 1.2 instructions per FMA instead of the per-channel
@@ -145,28 +192,8 @@ __global__ void __launch_bounds__(kRowThreads) sep_rows_rgba_kernel(const float*
   for (int i = lane; i < span; i += 32) buf[padded_index(i)] = __ldg(row + clampi(x0 - radius + i, 0, w - 1));
   __syncwarp();
   const int base = lane * K;
-  float4 acc[K], v[2 * K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) acc[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-  for (int u = 0; u < K; ++u) v[u] = buf[padded_index(base + u)];
-  for (int t0 = 0; t0 < taps; t0 += K) {
-#pragma unroll
-    for (int u = 0; u < K; ++u) v[K + u] = buf[padded_index(base + t0 + K + u)];
-#pragma unroll
-    for (int u = 0; u < K; ++u) {
-      const float wu = wsh[t0 + u];
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        acc[k].x += wu * v[k + u].x;
-        acc[k].y += wu * v[k + u].y;
-        acc[k].z += wu * v[k + u].z;
-        acc[k].w += wu * v[k + u].w;
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < K; ++u) v[u] = v[K + u];
-  }
+  float4 acc[K];
+  rgba_window<0>(wsh, taps / K, [&](int i0, int u) { return buf[padded_index(base + i0 + u)]; }, acc);
   __syncwarp();  // every lane is done reading the span
 #pragma unroll
   for (int k = 0; k < K; ++k) buf[padded_index(base + k)] = acc[k];
@@ -268,29 +295,9 @@ __global__ void __launch_bounds__(kColThreads) sep_cols_rgba_kernel(const float*
   __syncthreads();
   const int x = x0 + c, ty = tid >> 5;  // 8 row groups of K outputs
   const float4* col = tile + c;
-  float4 acc[K], v[2 * K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) acc[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   const int base = ty * K;
-#pragma unroll
-  for (int u = 0; u < K; ++u) v[u] = col[(base + u) * kColTileW];
-  for (int t0 = 0; t0 < taps; t0 += K) {
-#pragma unroll
-    for (int u = 0; u < K; ++u) v[K + u] = col[(base + t0 + K + u) * kColTileW];
-#pragma unroll
-    for (int u = 0; u < K; ++u) {
-      const float wu = wsh[t0 + u];
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        acc[k].x += wu * v[k + u].x;
-        acc[k].y += wu * v[k + u].y;
-        acc[k].z += wu * v[k + u].z;
-        acc[k].w += wu * v[k + u].w;
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < K; ++u) v[u] = v[K + u];
-  }
+  float4 acc[K];
+  rgba_window<0>(wsh, taps / K, [&](int i0, int u) { return col[(base + i0 + u) * kColTileW]; }, acc);
   if (x >= w) return;
   float4* dst = reinterpret_cast<float4*>(out);
 #pragma unroll
@@ -482,6 +489,122 @@ __global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* _
   }
 }
 
+// Fused separable pass v3 ("strips", RGBA, float accumulation; BlurEngineConfig::separable_strips,
+// the default for RGBA where it runs two or more blocks per SM): one read of the input, one
+// write of the output, float4 per lane and 8 outputs per lane in both phases (rgba_window; the
+// fused v2 kernel above filtered one channel per lane at ~2.2 instructions per FMA).
+// Work: block (s, c) takes strip s (kStripW = 32 pixels) over the rows [c chunk, (c + 1) chunk);
+// the blocks of one chunk run side by side down the frame, so a strip's halo columns are read
+// from L2 while its neighbours read them from DRAM. For the segment [ys, ye) of strip x0:
+// relative row `rel` = image row ys - r + rel; its filtered row lives in ring slot rel mod R,
+// R = kStripRows + taps (taps padded to a multiple of K; R is a multiple of 8, so slot & 7 ==
+// rel & 7). Per batch of kStripRows relative rows:
+//  * row phase: the batch's (32 + taps)-pixel row spans, staged by cp.async with an odd row
+//    stride, are filtered by lane (row q, group j): 8 consecutive outputs; a quarter-warp is 8
+//    rows at the same x, so its 16-byte loads hit 8 distinct 4-bank groups. Results go to the
+//    ring swizzled (pixel x of slot sl at x ^ (sl & 7)), so the 8 rows' stores are conflict-free.
+//  * the next batch's copies are issued, to fly during
+//  * the column phase: thread (column c, group g) computes 8 output rows of the previous 32 from
+//    its window of 8 + taps ring rows (8-row groups never wrap: the swizzle of row u of a group
+//    is u) and stores them as 512-byte coalesced rows.
+// Only the 2r + 1 real taps are multiplied (kTail = (2r + 1) % 8 instantiates the last group).
+// Shared memory: weights + R x 32 float4 + 32 x (span + 1) float4: 73 KB at taps 40 (sigma 6;
+// three blocks of 4 warps per SM), 91 KB at taps 56 (the limit, sigma 9; two blocks). Past it
+// the two passes are as fast or faster (4K: sigma 10 0.279 vs 0.278 ms, 11.5 0.315 vs 0.307).
+// Versions (H100, 4K sigma 6; bench/BLUR_NOTES.md): (a) 64-row steps, 4 outputs per lane in the
+// row phase, a double-buffered stage, 146 KB (one block of 8 warps per SM): 0.273 ms; (b) the
+// same, one stage buffer (two blocks per SM): 0.245 ms, 507 instructions per pixel, 59 % issue:
+// the row phase asked more 16-byte shared loads per FMA than the shared-memory pipe serves, and
+// every other batch waited out its own load; (c) this layout with the strips laid end to end and
+// cut into equal shares per block: 0.208 ms, but neighbours ran at unrelated rows and 2.6x the
+// input came from DRAM; (d) chunks side by side: 0.191 ms; (e) real taps only: 0.182 ms.
+constexpr int kStripW = 32, kStripRows = 32, kStripThreads = 128, kStripMaxTaps = 56;
+constexpr int kStripSpanIters = (kStripW + kStripMaxTaps + 31) / 32;
+__host__ __device__ inline int strip_stage_stride(int taps) { return kStripW + taps + 1; }  // odd
+__host__ __device__ inline size_t strip_smem(int taps) {
+  return ((static_cast<size_t>(taps) * sizeof(float) + 15u) & ~size_t{15}) +
+         16u * (static_cast<size_t>(kStripRows + taps) * kStripW +
+                kStripRows * static_cast<size_t>(strip_stage_stride(taps)));
+}
+
+__device__ __forceinline__ void cp_async16(void* smem_dst, const void* gmem_src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(gmem_src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+template <int kTail>
+__global__ void __launch_bounds__(kStripThreads) sep_strip_rgba_kernel(const float4* __restrict__ in,
+                                                                       float4* __restrict__ out, int w, int h,
+                                                                       const double* __restrict__ weights, int radius,
+                                                                       int taps, int chunk) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* wsh = reinterpret_cast<float*>(smem);
+  float4* ring = reinterpret_cast<float4*>(smem + ((static_cast<size_t>(taps) * sizeof(float) + 15u) & ~size_t{15}));
+  const int R = kStripRows + taps, span = kStripW + taps, sstride = strip_stage_stride(taps);
+  const int nfull = (2 * radius + 1) / K;  // (2 radius + 1) % K == kTail
+  float4* stage = ring + R * kStripW;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  for (int i = tid; i < taps; i += kStripThreads) wsh[i] = static_cast<float>(weights[i]);
+  const int nb0 = (taps + kStripRows - 1) / kStripRows;  // prologue batches: relative rows [0, taps)
+  const int q = warp * 8 + (lane & 7), j = lane >> 3;     // row phase: batch row q, outputs 8 j .. 8 j + 7
+  const int cc = lane, g = warp;                          // column phase: column cc, output rows 8 g .. 8 g + 7
+  const int x0 = blockIdx.x * kStripW, ys = blockIdx.y * chunk, ye = min(ys + chunk, h);
+  const int nbatches = nb0 + (ye - ys + kStripRows - 1) / kStripRows;
+  int gx[kStripSpanIters];
+#pragma unroll
+  for (int m = 0; m < kStripSpanIters; ++m) {
+    const int i = lane + 32 * m;
+    gx[m] = i < span ? clampi(x0 - radius + i, 0, w - 1) : -1;
+  }
+  auto batch_first = [&](int b) { return b < nb0 ? b * kStripRows : taps + (b - nb0) * kStripRows; };
+  auto batch_count = [&](int b) { return b < nb0 ? min(kStripRows, taps - b * kStripRows) : kStripRows; };
+  auto issue = [&](int b) {
+    const int first = batch_first(b), count = batch_count(b);
+    for (int r = warp; r < count; r += kStripThreads / 32) {
+      const float4* row = in + static_cast<size_t>(clampi(ys - radius + first + r, 0, h - 1)) * w;
+      float4* dst = stage + r * sstride + lane;
+#pragma unroll
+      for (int m = 0; m < kStripSpanIters; ++m)
+        if (gx[m] >= 0) cp_async16(dst + 32 * m, row + gx[m]);
+    }
+    cp_async_commit();
+  };
+  issue(0);
+  for (int b = 0; b < nbatches; ++b) {
+    cp_async_wait_all();  // batch b has landed (this thread's copies) ...
+    __syncthreads();      // ... and everyone's; the weights; the last column phase is done with the ring
+    const int first = batch_first(b);
+    if (q < batch_count(b)) {
+      const float4* p = stage + q * sstride + K * j;
+      float4 acc[K];
+      rgba_window<kTail>(wsh, nfull, [&](int i0, int u) { return p[i0 + u]; }, acc);
+      const int slot = (first + q) % R, sw = slot & 7;
+      float4* dst = ring + slot * kStripW + K * j;
+#pragma unroll
+      for (int k = 0; k < K; ++k) dst[k ^ sw] = acc[k];
+    }
+    __syncthreads();  // ring rows written; the stage is free
+    if (b + 1 < nbatches) issue(b + 1);  // flies during the column phase
+    if (b < nb0) continue;
+    // Column phase: output rows ys + 32 s + 8 g + k read relative rows 32 s + 8 g + k + t.
+    const int step = b - nb0, y0 = ys + step * kStripRows + 8 * g;
+    const int sl0 = (step * kStripRows + 8 * g) % R;
+    float4 acc[K];
+    rgba_window<kTail>(wsh, nfull, [&](int i0, int u) {
+      int sl = sl0 + i0;
+      if (sl >= R) sl -= R;  // i0 <= taps < R: one wrap at most
+      return ring[(sl + u) * kStripW + (cc ^ u)];
+    }, acc);
+    if (x0 + cc < w) {
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        if (y0 + k < ye) out[static_cast<size_t>(y0 + k) * w + x0 + cc] = acc[k];
+    }
+  }
+}
+
 // Direct / reshuffled 2D convolution. Block 16 x 16, one output pixel per thread. Tiled: the
 // (16 + 2r)^2 input window in shared memory, one plane per channel (consecutive x -> consecutive
 // banks); otherwise (large r) reads through L1 with clamped coordinates.
@@ -644,6 +767,82 @@ Status separable_fused(const float* in, float* out, int w, int h, int channels, 
                          : separable_fused_t<1, 16>(in, out, w, h, weights, radius, strip, s);
   return channels == 4 ? separable_fused_t<4, 32>(in, out, w, h, weights, radius, strip, s)
                        : separable_fused_t<1, 32>(in, out, w, h, weights, radius, strip, s);
+}
+
+namespace {
+template <int kTail>
+Status strip_launch(const float* in, float* out, int w, int h, const double* weights, int radius, int chunk,
+                    cudaStream_t s) {
+  const int taps = separable_taps(radius);
+  const size_t smem = strip_smem(taps);
+  if (Status st = allow_smem(sep_strip_rgba_kernel<kTail>, smem); !st.ok()) return st;
+  const dim3 grid((w + kStripW - 1) / kStripW, (h + chunk - 1) / chunk);
+  sep_strip_rgba_kernel<kTail><<<grid, kStripThreads, smem, s>>>(reinterpret_cast<const float4*>(in),
+                                                                 reinterpret_cast<float4*>(out), w, h, weights, radius,
+                                                                 taps, chunk);
+  TK_CUDA_CHECK_LAUNCH("sep_strip_rgba_kernel");
+  return {};
+}
+
+// Blocks of the strip kernel per SM for this radius (0 when it does not fit).
+Result<int> strip_blocks_per_sm(int radius) {
+  const int taps = separable_taps(radius);
+  const size_t smem = strip_smem(taps);
+  int device = 0, optin = 0, per_sm = 0;
+  TK_CUDA_CHECK(cudaGetDevice(&device));
+  TK_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (taps > kStripMaxTaps || smem > static_cast<size_t>(optin)) return 0;
+  // All four instantiations use the same shared memory and (within a few) registers.
+  if (Status st = allow_smem(sep_strip_rgba_kernel<5>, smem); !st.ok()) return st;
+  TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sep_strip_rgba_kernel<5>, kStripThreads, smem));
+  return per_sm;
+}
+}  // namespace
+
+bool separable_strips_fit(int radius, int channels) {
+  if (channels != 4) return false;
+  auto per_sm = strip_blocks_per_sm(radius);
+  // One block per SM leaves too little to overlap the batches' loads with: the two passes win.
+  return per_sm.ok() && *per_sm >= 2;
+}
+
+Result<int> separable_strips_chunk(int w, int h, int radius) {
+  const int taps = separable_taps(radius);
+  auto per_sm = strip_blocks_per_sm(radius);
+  if (!per_sm.ok()) return per_sm.status();
+  if (*per_sm < 1) return invalid_argument("cuda blur: the strip separable kernel does not fit an SM");
+  int device = 0, sms = 0;
+  TK_CUDA_CHECK(cudaGetDevice(&device));
+  TK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // Rows per block: a multiple of the 32-row batch. Cost ~ waves x (rows + taps) per block:
+  // short chunks repeat the taps-row prologue, long ones leave SMs idle in the last wave.
+  const long long slots = static_cast<long long>(*per_sm) * sms, strips = (w + kStripW - 1) / kStripW;
+  const int hmax = (h + kStripRows - 1) / kStripRows * kStripRows;
+  int best = hmax;
+  long long best_cost = -1;
+  for (int chunk = kStripRows; chunk <= hmax; chunk += kStripRows) {
+    const long long blocks = strips * ((h + chunk - 1) / chunk), waves = (blocks + slots - 1) / slots;
+    const long long cost = waves * (chunk + taps);
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      best = chunk;
+    }
+  }
+  return best;
+}
+
+Status separable_strips(const float* in, float* out, int w, int h, const double* weights, int radius, int chunk,
+                        cudaStream_t s) {
+  const int taps = separable_taps(radius);
+  if (radius < 0 || taps > kStripMaxTaps || chunk <= 0 || chunk % kStripRows != 0)
+    return invalid_argument("cuda blur: strip separable kernel: radius " + std::to_string(radius) + " or chunk " +
+                            std::to_string(chunk) + " out of range");
+  switch ((2 * radius + 1) % K) {
+    case 1: return strip_launch<1>(in, out, w, h, weights, radius, chunk, s);
+    case 3: return strip_launch<3>(in, out, w, h, weights, radius, chunk, s);
+    case 5: return strip_launch<5>(in, out, w, h, weights, radius, chunk, s);
+    default: return strip_launch<7>(in, out, w, h, weights, radius, chunk, s);
+  }
 }
 
 int separable_taps(int radius) { return (2 * radius + 1 + K - 1) / K * K; }

@@ -5,7 +5,7 @@
 // and scan variants; the map order; host-to-host streamed throughput against the PCIe bound
 // measured in the same run. The device-to-device copy bandwidth is measured first and every
 // stage is reported as a fraction of it, for the minimal bytes of that stage.
-// Usage: tonekit_bench [--quick] [--json out.json]
+// Usage: tonekit_bench [--quick] [--json out.json] [--res WxH] [--op ID]
 #include <cuda_runtime.h>
 
 #include <cuda_fp16.h>
@@ -49,6 +49,27 @@ __global__ void fill_input(unsigned char* p, std::size_t pixels, int channels, b
       else reinterpret_cast<float*>(p)[i * channels + c] = v;
     }
 }
+
+// Keeps the device busy while the host enqueues a frame (METHOD.md: launch gaps). With the
+// stream idle, e0 is stamped at once and the frame starts only when its first launch reaches the
+// device, which charges the host's launch overhead (several microseconds per frame) to the device
+// time; a renderer enqueueing frames asynchronously never pays it.
+__global__ void spin_kernel(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+
+// Reads a buffer larger than L2, so that the dirty lines of the previous frame's output are
+// written back before the timed region (the statistics row "fused-clean-l2").
+__global__ void evict_kernel(const float4* p, std::size_t n, float* sink) {
+  float s = 0.0f;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    s += p[i].x;
+  if (s == 1234.5f) *sink = s;  // never true for the zeroed buffer; keeps the loads
+}
+
+enum class Lead { host_sync, spin, evict_spin };
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -121,13 +142,31 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
   cfg.timings = true;
   const bool histeq = std::string(op) == "histeq";
 
+  int clock_khz = 0, device = 0;
+  CK(cudaGetDevice(&device));
+  CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  const long long spin_cycles = static_cast<long long>(clock_khz) / 10;  // ~100 us
+  constexpr std::size_t kEvictFloat4 = std::size_t(128) << 20 >> 4;       // 128 MB > L2
+  float4* evict_buf = nullptr;
+  float* sink = nullptr;
+  CK(cudaMalloc(&evict_buf, kEvictFloat4 * sizeof(float4)));
+  CK(cudaMemset(evict_buf, 0, kEvictFloat4 * sizeof(float4)));
+  CK(cudaMalloc(&sink, sizeof(float)));
   auto run = [&](ToneMapper& m, std::vector<double>& total, std::vector<double>& st, std::vector<double>& hi,
-                 std::vector<double>& mp, bool with_stages) {
+                 std::vector<double>& mp, bool with_stages, Lead lead = Lead::spin) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     m.enable_timings(with_stages);
     for (int i = 0; i < runs + 10; ++i) {
+      if (lead == Lead::evict_spin) {
+        evict_kernel<<<1056, 256>>>(evict_buf, kEvictFloat4, sink);
+        CK(cudaGetLastError());
+      }
+      if (lead != Lead::host_sync) {
+        spin_kernel<<<1, 1>>>(spin_cycles);
+        CK(cudaGetLastError());
+      }
       CK(cudaEventRecord(e0));
       Status s = m.process(in[i % kBuffers], 0, out, 0, nullptr);
       if (!s.ok()) { std::fprintf(stderr, "process: %s\n", s.message().c_str()); std::exit(2); }
@@ -162,6 +201,14 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
     add_row(res, op, fmt.name, "frame", v, median(total), frame_bytes);
     if (backwards) {
       add_row(res, op, fmt.name, "stats", "fused", median(st), double(in_bytes));
+      // The same with the host's launch overhead in the timed region (the device idle while the
+      // host enqueues: sessions 1-3 measured this way), and the statistics with L2 clean of the
+      // previous frame's output (its write-back otherwise shares the statistics' DRAM time).
+      std::vector<double> t3, t4, st4, hi4, mp4;
+      run(*m.value(), t3, a, b, c, false, Lead::host_sync);
+      add_row(res, op, fmt.name, "frame", "host-sync", median(t3), frame_bytes);
+      run(*m.value(), t4, st4, hi4, mp4, true, Lead::evict_spin);
+      add_row(res, op, fmt.name, "stats", "fused-clean-l2", median(st4), double(in_bytes));
       if (histeq) add_row(res, op, fmt.name, "histogram+scan", "blelloch", median(hi), double(in_bytes));
     }
     add_row(res, op, fmt.name, "map", v, median(mp), double(in_bytes) + out_bytes);
@@ -177,7 +224,8 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
       add_row(res, op, fmt.name, "frame", "no-pdl", median(total), frame_bytes);
     }
     cfg.programmatic_launch = true;
-    for (StatsAlgorithm a : {StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub, StatsAlgorithm::bulk}) {
+    for (StatsAlgorithm a : {StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub, StatsAlgorithm::bulk,
+                             StatsAlgorithm::async}) {
       cfg.stats = a;
       cfg.map_backwards = true;
       auto m = ToneMapper::create(cfg);
@@ -185,8 +233,21 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
       run(*m.value(), total, st, hi, mp, true);
       add_row(res, op, fmt.name, "stats", stats_algorithm_name(a), median(st), double(in_bytes));
       add_row(res, op, fmt.name, "frame", std::string("stats=") + stats_algorithm_name(a), median(total), frame_bytes);
+      std::vector<double> t5, st5, hi5, mp5;
+      run(*m.value(), t5, st5, hi5, mp5, true, Lead::evict_spin);
+      add_row(res, op, fmt.name, "stats", std::string(stats_algorithm_name(a)) + "-clean-l2", median(st5),
+              double(in_bytes));
     }
     cfg.stats = StatsAlgorithm::fused;
+    for (int bps : {1, 2, 3, 4}) {  // blocks per SM of the fused statistics (the default: as many as fit)
+      cfg.stats_blocks_per_sm = bps;
+      auto m = ToneMapper::create(cfg);
+      if (!m.ok()) { std::fprintf(stderr, "create: %s\n", m.status().message().c_str()); std::exit(2); }
+      std::vector<double> total, st, hi, mp;
+      run(*m.value(), total, st, hi, mp, true, Lead::evict_spin);
+      add_row(res, op, fmt.name, "stats", "fused-clean-l2-bps" + std::to_string(bps), median(st), double(in_bytes));
+    }
+    cfg.stats_blocks_per_sm = 0;
     if (histeq) {
       cfg.scan = ScanAlgorithm::cub;
       auto m = ToneMapper::create(cfg);
@@ -197,6 +258,8 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
   }
   for (void* p : in) CK(cudaFree(p));
   CK(cudaFree(out));
+  CK(cudaFree(evict_buf));
+  CK(cudaFree(sink));
 }
 
 struct StreamResult {
@@ -293,12 +356,19 @@ StreamResult bench_stream(int w, int h, const Format& fmt, const char* op, int f
 
 int main(int argc, char** argv) {
   bool quick = false, profile = false;
-  std::string json_path;
+  std::string json_path, only_res, only_op;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--profile")) profile = true;  // one case, for ncu
     else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--res") && i + 1 < argc) only_res = argv[++i];  // e.g. 3840x2160
+    else if (!std::strcmp(argv[i], "--op") && i + 1 < argc) only_op = argv[++i];
+    else {
+      std::printf("usage: %s [--quick] [--profile] [--json FILE] [--res WxH] [--op ID]\n", argv[0]);
+      return 2;
+    }
   }
+  const bool filtered = !only_res.empty() || !only_op.empty();
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
     std::printf("tonekit_bench: no CUDA device, nothing to measure\n");
@@ -322,15 +392,17 @@ int main(int argc, char** argv) {
   const int runs = quick ? 5 : 200;
   for (const Res& r : resolutions) {
     if (quick && r.w > 1920) break;
+    if (!only_res.empty() && only_res != r.name) continue;
     for (const Format& f : formats)
       for (const char* op : ops) {
+        if (!only_op.empty() && only_op != op) continue;
         const bool variants = !quick && r.w == 3840 && (std::string(op) == "reinhard" || std::string(op) == "histeq");
         bench_device(r.w, r.h, r.name, f, op, runs, variants);
       }
   }
   std::vector<std::pair<std::string, StreamResult>> streams;
   for (const Format& f : formats) {
-    if (quick) break;
+    if (quick || filtered) break;
     streams.push_back({std::string("3840x2160 reinhard ") + f.name, bench_stream(3840, 2160, f, "reinhard", 48)});
   }
 

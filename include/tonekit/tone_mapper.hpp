@@ -25,8 +25,9 @@ std::size_t input_pixel_bytes(InputFormat f);
 // Statistics pass variants (the seeds' comparison); `fused` (one launch, last block finishes)
 // is the default: see bench/NOTES.md for the measurements.
 // bulk: the fused reduction fed by TMA bulk copies through a shared-memory pipeline (sm_90;
-// packed, 16-byte aligned frames, others fall back to fused).
-enum class StatsAlgorithm { fused, harris, mjp, cub, bulk };
+// packed, 16-byte aligned frames, others fall back to fused). async: the fused reduction fed by
+// a per-thread cp.async pipeline (slower; kept for the comparison).
+enum class StatsAlgorithm { fused, harris, mjp, cub, bulk, async };
 // Histogram CDF: Blelloch up-/down-sweep (CUDA/Thrust seed) or cub::DeviceScan.
 enum class ScanAlgorithm { blelloch, cub };
 const char* stats_algorithm_name(StatsAlgorithm a);
@@ -48,6 +49,9 @@ struct ToneMapperConfig {
   // Tuning: launch the map pass as a programmatic dependent launch (sm_90): its blocks load
   // their pixels while the statistics pass finishes, then wait for the curve constants.
   bool programmatic_launch = true;
+  // Tuning: blocks per SM of the fused statistics pass (0: as many as fit). Fewer blocks leave
+  // fewer partials and ticket atomics for the grid-wide finish, with the same bytes in flight.
+  int stats_blocks_per_sm = 0;
 };
 
 struct StageTimings {

@@ -57,6 +57,7 @@ struct StatsScratch {
   std::size_t cub_temp_bytes = 0;
   int fused_grid = 0;  // blocks of the fused and mjp kernels
   int bulk_grid = 0;   // blocks of the bulk (TMA pipeline) kernel
+  int async_grid = 0;  // blocks of the async (per-thread cp.async pipeline) kernel
 };
 
 constexpr int kGroup = 4;  // pixels per thread per step: 16-byte loads (formats.hpp)
@@ -71,8 +72,10 @@ struct StatsScratchSizes {
   std::size_t partials = 0, partials2 = 0, cub_temp_bytes = 0;
   int fused_grid = 0;
   int bulk_grid = 0;
+  int async_grid = 0;
 };
-Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count, StatsScratchSizes& sizes);
+Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count, StatsScratchSizes& sizes,
+                          int blocks_per_sm = 0);
 
 Status launch_stats(StatsAlgorithm algo, InputFormat in, const FrameGeometry& g, const StatsScratch& scratch,
                     DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s);

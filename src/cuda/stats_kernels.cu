@@ -205,6 +205,94 @@ __global__ void __launch_bounds__(kStatsThreads) stats_bulk_kernel(FrameGeometry
   finish_by_last_block(acc, partials, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
 }
 
+// ---- async: a per-thread cp.async pipeline (sm_80+) ----
+// The fused kernel's loop keeps one group per thread in flight besides the one it reduces (more
+// cost registers, v9). Here each thread copies its next kAsyncDepth - 1 groups with cp.async into
+// its own shared-memory slots, so the bytes in flight cost no registers (4 groups of 32-64 bytes
+// per thread: 3x the fused kernel's), and no thread waits for another (each reads back only its
+// own copies: cp.async.wait_group, no barrier). Groups that are not whole or not 16-byte aligned
+// take the scalar path when reduced. Slot s of thread t word i: [(s * words + i) * threads + t],
+// so a warp's 16-byte copies and reads are consecutive.
+constexpr int kAsyncDepth = 4;
+template <class In>
+__host__ __device__ constexpr std::size_t async_smem_bytes() {
+  return static_cast<std::size_t>(kAsyncDepth) * kStatsThreads * kGroup * In::bytes;
+}
+
+__device__ __forceinline__ void stats_cp_async16(void* smem_dst, const void* gmem_src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_address(smem_dst)), "l"(gmem_src) : "memory");
+#else
+  *static_cast<uint4*>(smem_dst) = *static_cast<const uint4*>(gmem_src);
+#endif
+}
+__device__ __forceinline__ void stats_cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void stats_cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+template <class In>
+__global__ void __launch_bounds__(kStatsThreads, 2) stats_async_kernel(FrameGeometry g, StatsPartial* partials,
+                                                                    DeviceFrame* frame, core::CurveParams params,
+                                                                    const float* hist_table) {
+  trigger_dependents();  // the map pass may start loading its pixels (cuda/pdl.cuh)
+  constexpr int kWords = kGroup * In::bytes / 16;
+  extern __shared__ __align__(16) uint4 slot_words[];
+  const unsigned tid = threadIdx.x;
+  const unsigned long long step = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  const unsigned long long total = static_cast<unsigned long long>(g.total_groups);
+  unsigned vec_mask = 0;  // bit s: slot s holds its group's words
+  auto issue = [&](unsigned long long j, int s) {
+    vec_mask &= ~(1u << s);
+    if (j < total) {
+      int x = 0, y = 0;
+      group_coords(static_cast<unsigned>(j), g.groups_per_row, x, y);
+      const unsigned char* p = g.in + static_cast<std::size_t>(y) * g.in_stride + static_cast<std::size_t>(x) * In::bytes;
+      if (x + kGroup <= g.width && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
+#pragma unroll
+        for (int i = 0; i < kWords; ++i)
+          stats_cp_async16(&slot_words[(s * kWords + i) * kStatsThreads + tid], reinterpret_cast<const uint4*>(p) + i);
+        vec_mask |= 1u << s;
+      }
+    }
+    stats_cp_async_commit();  // one group per call, empty or not: wait_group counts stay uniform
+  };
+  const unsigned long long first = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + tid;
+#pragma unroll
+  for (int s = 0; s < kAsyncDepth - 1; ++s) issue(first + s * step, s);
+  StatsPartial acc = identity_partial();
+  int s = 0;  // the slot of group j
+  for (unsigned long long j = first; j < total; j += step) {
+    // Group j + (depth - 1) steps goes to the slot reduced in the previous iteration: its
+    // shared-memory reads have completed (their values were consumed).
+    issue(j + (kAsyncDepth - 1) * step, s == 0 ? kAsyncDepth - 1 : s - 1);
+    stats_cp_async_wait<kAsyncDepth - 1>();  // group j's copies (this thread's own) have landed
+    int x = 0, y = 0;
+    group_coords(static_cast<unsigned>(j), g.groups_per_row, x, y);
+    float v[kGroup * In::channels];
+    if (vec_mask & (1u << s)) {
+      RawGroup<In> raw;
+#pragma unroll
+      for (int i = 0; i < kWords; ++i) raw.w[i] = slot_words[(s * kWords + i) * kStatsThreads + tid];
+      decode_raw<In>(raw, v);
+    } else {
+      load_group<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, v);
+    }
+    combine(acc, group_stats_values<In>(v, x, g.width));
+    s = s + 1 == kAsyncDepth ? 0 : s + 1;
+  }
+  stats_cp_async_wait<0>();  // no copy outlives the block
+  acc = block_reduce<kStatsThreads>(acc);
+  finish_by_last_block(acc, partials, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+}
+
 template <class In>
 bool bulk_applicable(const FrameGeometry& g) {
   return g.in_stride == static_cast<std::size_t>(g.width) * In::bytes &&
@@ -330,6 +418,12 @@ Status launch_stats_for(StatsAlgorithm algo, const FrameGeometry& g, const Stats
         return {};
       }
       [[fallthrough]];  // strided or unaligned frames: the fused kernel
+    case StatsAlgorithm::async: {
+      stats_async_kernel<In><<<sc.async_grid, kStatsThreads, async_smem_bytes<In>(), s>>>(g, sc.partials, frame, params,
+                                                                                        hist_table);
+      TK_CUDA_CHECK_LAUNCH("stats_async_kernel");
+      return {};
+    }
     case StatsAlgorithm::fused: {
       stats_fused_kernel<In><<<sc.fused_grid, kStatsThreads, 0, s>>>(g, sc.partials, frame, params, hist_table);
       TK_CUDA_CHECK_LAUNCH("stats_fused_kernel");
@@ -371,9 +465,10 @@ Status launch_stats_for(StatsAlgorithm algo, const FrameGeometry& g, const Stats
 }
 
 template <class In>
-Status sizes_for(long long total_groups, int sm_count, StatsScratchSizes& z) {
+Status sizes_for(long long total_groups, int sm_count, StatsScratchSizes& z, int blocks_per_sm) {
   int per_sm = 0;
   TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stats_fused_kernel<In>, kStatsThreads, 0));
+  if (blocks_per_sm > 0) per_sm = std::min(per_sm, blocks_per_sm);
   if (per_sm < 1) per_sm = 1;
   const long long needed = (total_groups + kStatsThreads - 1) / kStatsThreads;
   z.fused_grid = static_cast<int>(std::max<long long>(1, std::min<long long>(needed, static_cast<long long>(per_sm) * sm_count)));
@@ -388,7 +483,16 @@ Status sizes_for(long long total_groups, int sm_count, StatsScratchSizes& z) {
       1, std::min<long long>(chunks, static_cast<long long>(std::max(bulk_per_sm, 1)) * sm_count)));
   const long long harris1 = (total_groups + kHarrisElems - 1) / kHarrisElems;
   const long long harris2 = (harris1 + kHarrisElems - 1) / kHarrisElems;
-  z.partials = static_cast<std::size_t>(std::max<long long>(harris1, std::max(z.fused_grid, z.bulk_grid)));
+  TK_CUDA_CHECK(cudaFuncSetAttribute(stats_async_kernel<In>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(async_smem_bytes<In>())));
+  int async_per_sm = 0;
+  TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&async_per_sm, stats_async_kernel<In>, kStatsThreads,
+                                                              async_smem_bytes<In>()));
+  if (blocks_per_sm > 0) async_per_sm = std::min(async_per_sm, blocks_per_sm);
+  z.async_grid = static_cast<int>(
+      std::max<long long>(1, std::min<long long>(needed, static_cast<long long>(std::max(async_per_sm, 1)) * sm_count)));
+  z.partials = static_cast<std::size_t>(
+      std::max<long long>(harris1, std::max(z.fused_grid, std::max(z.bulk_grid, z.async_grid))));
   z.partials2 = static_cast<std::size_t>(std::max<long long>(harris2, 1));
   FrameGeometry g;
   g.total_groups = total_groups;
@@ -402,11 +506,12 @@ Status sizes_for(long long total_groups, int sm_count, StatsScratchSizes& z) {
 
 }  // namespace
 
-Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count, StatsScratchSizes& sizes) {
+Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count, StatsScratchSizes& sizes,
+                          int blocks_per_sm) {
   switch (in) {
-    case InputFormat::rgb_f32: return sizes_for<InF32x3>(total_groups, sm_count, sizes);
-    case InputFormat::rgba_f32: return sizes_for<InF32x4>(total_groups, sm_count, sizes);
-    case InputFormat::rgba_f16: return sizes_for<InF16x4>(total_groups, sm_count, sizes);
+    case InputFormat::rgb_f32: return sizes_for<InF32x3>(total_groups, sm_count, sizes, blocks_per_sm);
+    case InputFormat::rgba_f32: return sizes_for<InF32x4>(total_groups, sm_count, sizes, blocks_per_sm);
+    case InputFormat::rgba_f16: return sizes_for<InF16x4>(total_groups, sm_count, sizes, blocks_per_sm);
   }
   return invalid_argument("unknown input format");
 }

@@ -36,6 +36,7 @@ const char* stats_algorithm_name(StatsAlgorithm a) {
     case StatsAlgorithm::mjp: return "mjp";
     case StatsAlgorithm::cub: return "cub";
     case StatsAlgorithm::bulk: return "bulk";
+    case StatsAlgorithm::async: return "async";
   }
   return "?";
 }
@@ -102,9 +103,11 @@ struct ToneMapper::Impl {
     geo.groups_per_row = (cfg.width + cuda::kGroup - 1) / cuda::kGroup;
     geo.total_groups = static_cast<long long>(geo.groups_per_row) * cfg.height;
     cuda::StatsScratchSizes z;
-    if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z); !s.ok()) return s;
+    if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z, cfg.stats_blocks_per_sm); !s.ok())
+      return s;
     stats.fused_grid = z.fused_grid;
     stats.bulk_grid = z.bulk_grid;
+    stats.async_grid = z.async_grid;
     stats.cub_temp_bytes = z.cub_temp_bytes;
     TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(cuda::DeviceFrame)));
     TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(cuda::DeviceFrame)));
@@ -131,6 +134,9 @@ ToneMapper::~ToneMapper() = default;
 Result<std::unique_ptr<ToneMapper>> ToneMapper::create(const ToneMapperConfig& config) {
   if (Status s = cuda::check_frame_config("ToneMapper", config.width, config.height, config.output); !s.ok()) return s;
   if (Status s = check_params(config.params); !s.ok()) return s;
+  if (config.stats_blocks_per_sm < 0)
+    return invalid_argument("ToneMapper: stats_blocks_per_sm must be >= 0 (0: as many as fit), got " +
+                            std::to_string(config.stats_blocks_per_sm));
   if (Status s = cuda::check_device_present(); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;

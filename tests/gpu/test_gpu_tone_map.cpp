@@ -171,6 +171,7 @@ struct RunOptions {
   std::size_t out_pad = 0;
   StatsAlgorithm stats = StatsAlgorithm::fused;
   ScanAlgorithm scan = ScanAlgorithm::blelloch;
+  int stats_blocks_per_sm = 0;
   std::vector<std::pair<std::string, std::string>> settings;
 };
 
@@ -193,6 +194,7 @@ void check_against_cpu(const Frame& frame, const char* op, OutputFormat out_fmt,
   cfg.output = out_fmt;
   cfg.params = params.value();
   cfg.stats = o.stats;
+  cfg.stats_blocks_per_sm = o.stats_blocks_per_sm;
   cfg.scan = o.scan;
   auto mapper = ToneMapper::create(cfg);
   ASSERT_TRUE(mapper.ok()) << mapper.status().message();
@@ -287,13 +289,20 @@ TEST(GpuVariants, test_gpu_stats_and_scan_variants) {
   const auto px = random_pixels(4097, 2161, 11, true);
   const Frame f = make_frame(px, 4097, 2161, 4, InputFormat::rgba_f16);
   for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub,
-                          StatsAlgorithm::bulk})
+                          StatsAlgorithm::bulk, StatsAlgorithm::async})
     for (ScanAlgorithm s : {ScanAlgorithm::blelloch, ScanAlgorithm::cub}) {
       RunOptions o;
       o.stats = a;
       o.scan = s;
       o.user_stream = s == ScanAlgorithm::cub;
       check_against_cpu(f, "histeq", {PixelType::u8, 4}, o);
+      check_against_cpu(f, "reinhard", {PixelType::u8, 4}, o);
+    }
+  for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::async})
+    for (int bps : {1, 2}) {  // fewer blocks per SM: more groups per thread, fewer partials
+      RunOptions o;
+      o.stats = a;
+      o.stats_blocks_per_sm = bps;
       check_against_cpu(f, "reinhard", {PixelType::u8, 4}, o);
     }
   RunOptions o;
@@ -400,6 +409,9 @@ TEST(GpuErrors, test_gpu_errors) {
   cfg.output.channels = 2;
   EXPECT_EQ(ToneMapper::create(cfg).status().code(), StatusCode::invalid_argument);
   cfg.output.channels = 4;
+  cfg.stats_blocks_per_sm = -1;
+  EXPECT_EQ(ToneMapper::create(cfg).status().code(), StatusCode::invalid_argument);
+  cfg.stats_blocks_per_sm = 0;
   auto m = ToneMapper::create(cfg);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m.value()->process(nullptr, 0, nullptr, 0).code(), StatusCode::invalid_argument);
@@ -431,7 +443,7 @@ TEST(GpuSanitizer, test_gpu_sanitizer_subset) {
   const auto px = random_pixels(257, 129, 99, true);
   const Frame f = make_frame(px, 257, 129, 4, InputFormat::rgba_f16);
   for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub,
-                          StatsAlgorithm::bulk})
+                          StatsAlgorithm::bulk, StatsAlgorithm::async})
     for (ScanAlgorithm s : {ScanAlgorithm::blelloch, ScanAlgorithm::cub}) {
       RunOptions o;
       o.stats = a;

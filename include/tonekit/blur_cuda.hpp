@@ -72,7 +72,8 @@ class BlurEngine {
   BlurEngine(const BlurEngine&) = delete;
   BlurEngine& operator=(const BlurEngine&) = delete;
 
-  // device_in, device_out: width x height pixels of `channels` floats, tightly packed, distinct.
+  // device_in, device_out: width x height pixels of `channels` floats, tightly packed, distinct;
+  // 16-byte aligned for 4 channels (cudaMalloc's are), else invalid_argument.
   // Asynchronous on `stream` (nullptr = the legacy default stream).
   Status run(const float* device_in, float* device_out, CUstream_st* stream = nullptr);
 

@@ -308,6 +308,23 @@ TEST(GpuBlur, StripSeparableMatchesCpu) {
   cudaStreamDestroy(stream);
 }
 
+// RGBA buffers off a 16-byte boundary get a clear error, not a misaligned-address fault.
+TEST(GpuBlur, MisalignedRgbaBuffersAreRejected) {
+  REQUIRE_GPU();
+  auto plan = plan_blur("separable", 3.0);
+  ASSERT_TRUE(plan.ok());
+  auto engine = BlurEngine::create(engine_config(64, 32, 4, *plan));
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  float* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 2 * 64 * 32 * 4 * sizeof(float) + 64), cudaSuccess);
+  float* out = d + 64 * 32 * 4 + 16;
+  EXPECT_EQ((*engine)->run(d + 1, out, nullptr).code(), StatusCode::invalid_argument);
+  EXPECT_EQ((*engine)->run(d, out + 2, nullptr).code(), StatusCode::invalid_argument);
+  EXPECT_TRUE((*engine)->run(d, out, nullptr).ok());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaFree(d);
+}
+
 // The banded two-pass separable blur (intermediate in an L2-sized ring of rows) computes every
 // output with the same taps in the same order as the unbanded passes: bit-identical results,
 // for frames that do get banded (several bands, a partial last band, radii up to 60), grey and

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <string>
@@ -354,6 +355,11 @@ Result<std::unique_ptr<BlurEngine>> BlurEngine::create(const BlurEngineConfig& c
 Status BlurEngine::run(const float* device_in, float* device_out, CUstream_st* stream) {
   if (!device_in || !device_out || device_in == device_out)
     return invalid_argument("cuda blur: input and output must be distinct, non-null device buffers");
+  // RGBA kernels move whole float4 pixels (16-byte loads, stores and cp.async copies).
+  const std::uintptr_t align = impl_->C == 4 ? 16u : alignof(float);
+  if (reinterpret_cast<std::uintptr_t>(device_in) % align != 0 || reinterpret_cast<std::uintptr_t>(device_out) % align != 0)
+    return invalid_argument("cuda blur: device buffers must be " + std::to_string(align) + "-byte aligned for " +
+                            std::to_string(impl_->C) + " channels (cudaMalloc's are)");
   return impl_->run(device_in, device_out, stream);
 }
 

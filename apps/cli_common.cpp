@@ -89,6 +89,16 @@ std::string common_params_details() {
   return s;
 }
 
+Result<Backend> resolve_backend(std::string_view text) {
+  auto parsed = parse_backend(text);
+  if (!parsed.ok()) return parsed.status();
+  if (*parsed == Backend::cuda && !cuda_available())
+    return Status{StatusCode::no_device,
+                  "--backend cuda: no CUDA device available (or a build without CUDA); use --backend cpu or auto"};
+  if (*parsed != Backend::automatic) return *parsed;
+  return cuda_available() ? Backend::cuda : Backend::cpu;
+}
+
 Result<std::pair<int, int>> parse_size(std::string_view text) {
   auto bad = [&] { return invalid_argument("--size expects WxH (e.g. 1920x1080), got '" + std::string(text) + "'"); };
   std::size_t x = text.find_first_of("xX");

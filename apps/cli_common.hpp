@@ -37,6 +37,10 @@ std::string format_number(double v);
 // "WxH" -> (W, H); both positive integers.
 Result<std::pair<int, int>> parse_size(std::string_view text);
 
+// --backend cpu|cuda|auto resolved once per run: cuda without a usable device is a no_device
+// error (one clear line), auto picks cuda when a device is present, else the CPU.
+Result<Backend> resolve_backend(std::string_view text);
+
 // What to write for an output path: its kind (from the extension), the tone-mapped format to
 // ask for, and the EXR precision. `bits` 0 means the format's default.
 struct OutputSpec {

@@ -154,13 +154,11 @@ int run_demo(const DemoOptions& o) {
   auto size = parse_size(o.size);
   if (!size.ok()) return report(size.status());
   if (Status s = synth::check_size(size->first, size->second); !s.ok()) return report(s);
-  auto backend = parse_backend(o.backend);
-  if (!backend.ok()) return report(backend.status());
-  if (*backend == Backend::cuda && !cuda_available())
-    return report(Status{StatusCode::no_device, "--backend cuda: no CUDA device available (or a build without CUDA)"});
+  auto resolved = resolve_backend(o.backend);
+  if (!resolved.ok()) return report(resolved.status());
   if (o.repeat < 1 || o.repeat > 100) return report(invalid_argument("--repeat must be in [1, 100]"));
   if (o.thumb_width < 16 || o.thumb_width > 4096) return report(invalid_argument("--thumb-width must be in [16, 4096]"));
-  const Backend used = *backend == Backend::automatic ? (cuda_available() ? Backend::cuda : Backend::cpu) : *backend;
+  const Backend used = *resolved;
 
   // The images: scenes first, then the folder's HDR files.
   std::vector<Source> sources;

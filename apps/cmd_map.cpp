@@ -108,15 +108,10 @@ int run_map(const MapOptions& o) {
   }
   auto params = prepare_params(o.op, settings);
   if (!params.ok()) return report(params.status());
-  auto parsed_backend = parse_backend(o.backend);
-  if (!parsed_backend.ok()) return report(parsed_backend.status());
-  if (*parsed_backend == Backend::cuda && !cuda_available())
-    return report(Status{StatusCode::no_device,
-                         "--backend cuda: no CUDA device available (or a build without CUDA); use --backend cpu or auto"});
   // auto resolved once here, so that the glare and the mapping run on the same backend.
-  const Backend backend = *parsed_backend != Backend::automatic ? *parsed_backend
-                          : cuda_available()                   ? Backend::cuda
-                                                               : Backend::cpu;
+  auto resolved = resolve_backend(o.backend);
+  if (!resolved.ok()) return report(resolved.status());
+  const Backend backend = *resolved;
   if (o.quality < 1 || o.quality > 100) return report(invalid_argument("--quality must be in [1, 100]"));
 
   // 2. The jobs: IN OUT, or inputs and -o PATTERN.

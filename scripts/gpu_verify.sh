@@ -29,6 +29,11 @@ for op in reinhard reinhard-sat; do
   $B/tonekit map "$T/in.exr" "$T/cpu_glare-$op.pfm" --op "$op" --glare 0.08 --backend cpu || status=1
   $B/tonekit map "$T/in.exr" "$T/cuda_glare-$op.pfm" --op "$op" --glare 0.08 --backend cuda || status=1
 done
+# tonekit blur on each backend (the CUDA BlurEngine; RGB travels as RGBA).
+for m in separable pyramid-quasi gaussian; do
+  $B/tonekit blur "$T/in.exr" "$T/blurcpu_$m.pfm" --method $m --sigma 6 --backend cpu || status=1
+  $B/tonekit blur "$T/in.exr" "$T/blurcuda_$m.pfm" --method $m --sigma 6 --backend cuda || status=1
+done
 python3 - "$T" <<'PY' || status=1
 import sys, numpy as np, pathlib
 t = pathlib.Path(sys.argv[1])
@@ -44,6 +49,12 @@ for c in sorted(t.glob("cpu_*.pfm")):
     ok = np.isfinite(g).all() and q.max() <= 2 and (q == 0).mean() >= 0.999
     bad += not ok
     print(f"cli {op:15s} cuda vs cpu: max |diff| {d.max():.2e}, 8-bit equal {100 * (q == 0).mean():.4f} %, max {int(q.max())} {'ok' if ok else 'FAIL'}")
+for c in sorted(t.glob("blurcpu_*.pfm")):
+    m = c.name[8:-4]; g = pfm(t / f"blurcuda_{m}.pfm"); r = pfm(c)
+    rel = float(np.abs(g - r).max() / max(np.abs(r).max(), 1e-30))
+    ok = np.isfinite(g).all() and g.shape == r.shape and rel <= 1e-5
+    bad += not ok
+    print(f"cli blur {m:13s} cuda vs cpu: max |diff| {rel:.2e} of the image max {'ok' if ok else 'FAIL'}")
 sys.exit(1 if bad else 0)
 PY
 echo "verify exit $status"

@@ -88,7 +88,8 @@ class BlurEngine {
   std::unique_ptr<Impl> impl_;
 };
 
-// Host convenience: 1- or 4-channel float image in, blurred image out (synchronises).
+// Host convenience: a 1- to 4-channel float image in, the blurred image out (synchronises; 2 and
+// 3 channels travel as RGBA).
 Result<Image> cuda_blur(const Image& in, const BlurPlan& plan);
 Result<Image> cuda_blur(const Image& in, std::string_view method, double sigma, const BlurSettings& settings = {});
 

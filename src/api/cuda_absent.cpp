@@ -1,5 +1,6 @@
 // The CUDA entry points of a build without CUDA (-DTONEKIT_CUDA=OFF or no nvcc).
 #include "api/cuda_entry.hpp"
+#include "tonekit/blur_cuda.hpp"
 #include "tonekit/glare_cuda.hpp"
 
 namespace tonekit {
@@ -21,5 +22,7 @@ Status tone_map_host(const Image&, const Params&, OutputFormat, OutputImage&, Fr
 }  // namespace cuda_entry
 
 Status cuda_apply_glare(Image&, const GlareParams&) { return no_cuda_build(); }
+Result<Image> cuda_blur(const Image&, const BlurPlan&) { return no_cuda_build(); }
+Result<Image> cuda_blur(const Image&, std::string_view, double, const BlurSettings&) { return no_cuda_build(); }
 
 }  // namespace tonekit

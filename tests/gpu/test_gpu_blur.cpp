@@ -308,6 +308,13 @@ TEST(GpuBlur, StripSeparableMatchesCpu) {
   cudaStreamDestroy(stream);
 }
 
+// cuda_blur carries 2- and 3-channel images as RGBA (the spare channels 0, dropped again).
+TEST(GpuBlur, TwoAndThreeChannelImagesTravelAsRgba) {
+  REQUIRE_GPU();
+  for (int c : {2, 3})
+    for (const char* m : {"separable", "pyramid-quasi", "gaussian"}) check_method(m, random_image(37, 23, c, 5u + c), 2.5);
+}
+
 // RGBA buffers off a 16-byte boundary get a clear error, not a misaligned-address fault.
 TEST(GpuBlur, MisalignedRgbaBuffersAreRejected) {
   REQUIRE_GPU();

@@ -256,6 +256,33 @@ TEST_F(Cli, CudaBackendGlare) {
   EXPECT_LT(worst, 1e-3) << "cuda and cpu glare + linear map differ";
 }
 
+// tonekit blur --backend: cpu always; cuda without a device is one clear error and no output;
+// with one, the CUDA BlurEngine agrees with the CPU (RGB travels as RGBA); a bad name is a usage
+// error; auto runs on whichever is there.
+TEST_F(Cli, BlurBackends) {
+  const std::string args = " --method separable --sigma 2.5";
+  ASSERT_EQ(run("blur in.exr cpu.pfm --backend cpu" + args).code, 0);
+  expect_failure("blur in.exr x.pfm --backend gpu" + args, 1, "gpu");
+  const RunResult automatic = run("blur in.exr auto.pfm" + args);
+  ASSERT_EQ(automatic.code, 0) << automatic.err;
+  EXPECT_NE(automatic.err.find(cuda_available() ? "on cuda" : "on cpu"), std::string::npos) << automatic.err;
+  if (!cuda_available()) {
+    expect_failure("blur in.exr x.pfm --backend cuda" + args, 2, "cuda");
+    return;
+  }
+  ASSERT_EQ(run("blur in.exr gpu.pfm --backend cuda" + args).code, 0);
+  auto cpu = io::read_image((dir_ / "cpu.pfm").string());
+  auto gpu = io::read_image((dir_ / "gpu.pfm").string());
+  ASSERT_TRUE(cpu.ok() && gpu.ok());
+  ASSERT_EQ(cpu->pixels.size(), gpu->pixels.size());
+  double worst = 0.0, top = 0.0;
+  for (std::size_t i = 0; i < cpu->pixels.size(); ++i) {
+    worst = std::max(worst, std::fabs(static_cast<double>(cpu->pixels[i]) - gpu->pixels[i]));
+    top = std::max(top, std::fabs(static_cast<double>(cpu->pixels[i])));
+  }
+  EXPECT_LE(worst, 1e-5 * top) << "cuda and cpu separable blur differ";
+}
+
 TEST_F(Cli, OpsAndHelpComeFromTheRegistry) {
   const RunResult ops = run("ops");
   ASSERT_EQ(ops.code, 0) << ops.err;

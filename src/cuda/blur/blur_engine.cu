@@ -373,8 +373,8 @@ Result<Image> cuda_blur(const Image& in, const BlurPlan& plan) {
   const int w = in.width, h = in.height, c = in.channels;
   if (c <= 0 || in.pixels.size() != static_cast<std::size_t>(w) * h * c)
     return invalid_argument("cuda blur: image has no pixels or an inconsistent size");
-  if (c != 1 && c != 3 && c != 4) return invalid_argument("cuda blur: 1, 3 or 4 channels");
-  const int dc = c == 1 ? 1 : 4;  // RGB travels as RGBA (alpha 0, dropped again)
+  if (c < 1 || c > 4) return invalid_argument("cuda blur: 1 to 4 channels, got " + std::to_string(c));
+  const int dc = c == 1 ? 1 : 4;  // 2 and 3 channels travel as RGBA (the rest 0, dropped again)
   BlurEngineConfig cfg;
   cfg.width = w;
   cfg.height = h;
@@ -385,10 +385,10 @@ Result<Image> cuda_blur(const Image& in, const BlurPlan& plan) {
   const std::size_t n = static_cast<std::size_t>(w) * h;
   std::vector<float> host;
   const float* src = in.pixels.data();
-  if (c == 3) {
+  if (c == 2 || c == 3) {
     host.assign(n * 4, 0.0f);
     for (std::size_t i = 0; i < n; ++i)
-      for (int k = 0; k < 3; ++k) host[i * 4 + k] = in.pixels[i * 3 + k];
+      for (int k = 0; k < c; ++k) host[i * 4 + k] = in.pixels[i * c + k];
     src = host.data();
   }
   cuda::DeviceBuffer<float> din, dout;
@@ -398,10 +398,10 @@ Result<Image> cuda_blur(const Image& in, const BlurPlan& plan) {
   if (Status s = (*engine)->run(din.p, dout.p, nullptr); !s.ok()) return s;
   Image out(w, h, c);
   out.meta = in.meta;
-  if (c == 3) {
+  if (c == 2 || c == 3) {
     TK_CUDA_CHECK(cudaMemcpy(host.data(), dout.p, n * 4 * sizeof(float), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < n; ++i)
-      for (int k = 0; k < 3; ++k) out.pixels[i * 3 + k] = host[i * 4 + k];
+      for (int k = 0; k < c; ++k) out.pixels[i * c + k] = host[i * 4 + k];
   } else {
     TK_CUDA_CHECK(cudaMemcpy(out.pixels.data(), dout.p, n * dc * sizeof(float), cudaMemcpyDeviceToHost));
   }

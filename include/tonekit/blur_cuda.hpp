@@ -54,7 +54,7 @@ struct BlurEngineConfig {
   int separable_fused_chunk = 32;   // output rows per ring refill: 16 or 32
   // `separable` on RGBA through the one-pass strip kernel (v3: 32-pixel strips, rows staged by
   // cp.async and filtered into a shared ring, columns from it; bench/BLUR_NOTES.md): on by
-  // default where it runs at least two blocks per SM (radius <= 35, sigma <= 11.6 at truncate 3);
+  // default up to 56 taps (radius <= 27, sigma <= 9 at truncate 3), where it beats the two passes;
   // other radii and grey planes take the two passes, as do separable_fused / separable_banded
   // when set (they are explicit study variants and win over this flag).
   bool separable_strips = true;

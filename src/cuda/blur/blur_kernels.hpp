@@ -57,7 +57,8 @@ Status separable_fused(const float* in, float* out, int w, int h, int channels, 
 // The same convolution for RGBA float in one pass, v3 ("strips"): 32-pixel strips cut into
 // chunks of `chunk` rows (a multiple of 32; separable_strips_chunk picks it for the device),
 // rows staged by cp.async and filtered into a shared ring, columns from the ring, float4 and 8
-// outputs per lane in both phases. Fits taps <= 80 (r <= 39, sigma <= 13 at truncate 3), RGBA.
+// outputs per lane in both phases. RGBA, taps <= 56 (r <= 27, sigma <= 9 at truncate 3) and at
+// least two blocks per SM (separable_strips_fit); beyond, the two passes are as fast.
 bool separable_strips_fit(int radius, int channels);
 Result<int> separable_strips_chunk(int w, int h, int radius);
 Status separable_strips(const float* in, float* out, int w, int h, const double* weights, int radius, int chunk,

@@ -4,6 +4,8 @@
 // ch. 3 and appendix A); Kovesi 2009 (box widths); Kraus & Strengert 2007 (quasi-convolution
 // analysis filter); Kosloff 2011 (polynomial spreading).
 #pragma once
+#include <initializer_list>
+
 #include "core/colour.hpp"
 #include "core/hd.hpp"
 
@@ -164,6 +166,17 @@ TK_HD float glare_accumulate(float value, float weight, float blurred) {
 #else
   return value + weight * blurred;
 #endif
+}
+
+// FFT convolution's transform length for n samples: the smallest 2^a 3^b 5^c 7^d >= n (FFTW's
+// and cuFFT's fast sizes), the same on both backends (host only).
+inline int fft_friendly(int n) {
+  for (int m = n > 1 ? n : 1;; ++m) {
+    int k = m;
+    for (int f : {2, 3, 5, 7})
+      while (k % f == 0) k /= f;
+    if (k == 1) return m;
+  }
 }
 
 }  // namespace tonekit::blur_math

@@ -34,15 +34,6 @@ std::mutex& planner_mutex() {
   return m;
 }
 
-int fft_friendly(int n) {
-  for (int m = std::max(n, 1);; ++m) {
-    int k = m;
-    for (int f : {2, 3, 5, 7})
-      while (k % f == 0) k /= f;
-    if (k == 1) return m;
-  }
-}
-
 struct FftwBuffer {
   explicit FftwBuffer(std::size_t bytes) : p(fftwf_malloc(bytes)) {
     if (!p) throw std::bad_alloc();
@@ -58,7 +49,7 @@ struct FftwBuffer {
 void fft_convolve(const std::vector<const float*>& in, const std::vector<float*>& out, int w, int h,
                   const BlurKernel2D& k) {
   const int r = k.radius;
-  const int W = fft_friendly(w + 2 * r), H = fft_friendly(h + 2 * r);
+  const int W = blur_math::fft_friendly(w + 2 * r), H = blur_math::fft_friendly(h + 2 * r);
   const int Wc = W / 2 + 1;  // r2c output width
   const std::size_t real_n = static_cast<std::size_t>(W) * H, cplx_n = static_cast<std::size_t>(Wc) * H;
 

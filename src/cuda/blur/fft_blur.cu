@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "blur/blur_math.hpp"
 #include "cuda/blur/pixel.cuh"
 #include "cuda/check.hpp"
 
@@ -57,15 +58,6 @@ Status cufft_status(cufftResult r, const char* what) {
 }
 #define TK_CUFFT(expr, what) \
   if (Status st_ = cufft_status((expr), what); !st_.ok()) return st_
-
-int fft_friendly(int n) {
-  for (int m = std::max(n, 1);; ++m) {
-    int k = m;
-    for (int f : {2, 3, 5, 7})
-      while (k % f == 0) k /= f;
-    if (k == 1) return m;
-  }
-}
 
 template <int C>
 __global__ void pad_planar_kernel(const float* __restrict__ in, int w, int h, int r, float* __restrict__ real, int W,
@@ -120,8 +112,8 @@ Status fft_create(int w, int h, int channels, const BlurKernel2D& k, FftBlur& f)
   f.channels = channels;
   f.radius = k.radius;
   const int r = k.radius;
-  f.W = fft_friendly(w + 2 * r);
-  f.H = fft_friendly(h + 2 * r);
+  f.W = blur_math::fft_friendly(w + 2 * r);
+  f.H = blur_math::fft_friendly(h + 2 * r);
   const size_t real_n = static_cast<size_t>(f.W) * f.H, cplx_n = static_cast<size_t>(f.W / 2 + 1) * f.H;
   TK_CUDA_CHECK(cudaMalloc(&f.real, sizeof(float) * real_n * channels));
   TK_CUDA_CHECK(cudaMalloc(&f.spec, sizeof(float2) * cplx_n * channels));

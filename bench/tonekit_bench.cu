@@ -119,6 +119,16 @@ struct Format {
   OutputFormat out;
 };
 
+ToneMapperConfig frame_config(int w, int h, const Format& fmt, const char* op) {
+  ToneMapperConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.input = fmt.in;
+  cfg.output = fmt.out;
+  cfg.params = prepare_params(op).value();
+  return cfg;
+}
+
 void bench_device(int w, int h, const char* res, const Format& fmt, const char* op, int runs, bool variants) {
   const std::size_t pixels = std::size_t(w) * h;
   const std::size_t in_bytes = pixels * input_pixel_bytes(fmt.in);
@@ -133,12 +143,7 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
     CK(cudaGetLastError());
   }
   CK(cudaMalloc(&out, out_bytes));
-  ToneMapperConfig cfg;
-  cfg.width = w;
-  cfg.height = h;
-  cfg.input = fmt.in;
-  cfg.output = fmt.out;
-  cfg.params = prepare_params(op).value();
+  ToneMapperConfig cfg = frame_config(w, h, fmt, op);
   cfg.timings = true;
   const bool histeq = std::string(op) == "histeq";
 
@@ -269,12 +274,7 @@ struct StreamResult {
 // Host-to-host: pinned host frames through the HostPipeline (3 in flight), against the PCIe
 // bound measured now: the same uploads and downloads alone, concurrently on two streams.
 StreamResult bench_stream(int w, int h, const Format& fmt, const char* op, int frames) {
-  ToneMapperConfig cfg;
-  cfg.width = w;
-  cfg.height = h;
-  cfg.input = fmt.in;
-  cfg.output = fmt.out;
-  cfg.params = prepare_params(op).value();
+  const ToneMapperConfig cfg = frame_config(w, h, fmt, op);
   auto pipe = cuda::HostPipeline::create(cfg, 3);
   if (!pipe.ok()) { std::fprintf(stderr, "pipeline: %s\n", pipe.status().message().c_str()); std::exit(2); }
   const std::size_t ib = pipe.value()->in_frame_bytes(), ob = pipe.value()->out_frame_bytes();

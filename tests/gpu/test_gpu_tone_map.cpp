@@ -165,6 +165,10 @@ std::string describe(const char* op, InputFormat in, OutputFormat out, int w, in
          std::to_string(out.channels) + " " + std::to_string(w) + "x" + std::to_string(h);
 }
 
+// Every statistics variant (include/tonekit/tone_mapper.hpp).
+constexpr StatsAlgorithm kAllStats[] = {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp,
+                                        StatsAlgorithm::cub,   StatsAlgorithm::bulk,   StatsAlgorithm::async};
+
 struct RunOptions {
   bool user_stream = false;
   bool check_poison = false;  // run twice over outputs poisoned with 0x00 and 0xFF
@@ -288,8 +292,7 @@ TEST(GpuVariants, test_gpu_stats_and_scan_variants) {
   REQUIRE_GPU();
   const auto px = random_pixels(4097, 2161, 11, true);
   const Frame f = make_frame(px, 4097, 2161, 4, InputFormat::rgba_f16);
-  for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub,
-                          StatsAlgorithm::bulk, StatsAlgorithm::async})
+  for (StatsAlgorithm a : kAllStats)
     for (ScanAlgorithm s : {ScanAlgorithm::blelloch, ScanAlgorithm::cub}) {
       RunOptions o;
       o.stats = a;
@@ -442,8 +445,7 @@ TEST(GpuSanitizer, test_gpu_sanitizer_subset) {
   }
   const auto px = random_pixels(257, 129, 99, true);
   const Frame f = make_frame(px, 257, 129, 4, InputFormat::rgba_f16);
-  for (StatsAlgorithm a : {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub,
-                          StatsAlgorithm::bulk, StatsAlgorithm::async})
+  for (StatsAlgorithm a : kAllStats)
     for (ScanAlgorithm s : {ScanAlgorithm::blelloch, ScanAlgorithm::cub}) {
       RunOptions o;
       o.stats = a;

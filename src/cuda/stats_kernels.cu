@@ -318,6 +318,23 @@ __global__ void __launch_bounds__(kStatsThreads) stats_mjp_kernel(FrameGeometry 
   if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
+// The Harris tree of one block: the threads' values through shared memory with sequential
+// addressing down to a warp, the last warp by shuffles; thread 0 writes the block's partial.
+__device__ __forceinline__ void harris_tree(StatsPartial p, StatsPartial* sdata, StatsPartial* out) {
+  sdata[threadIdx.x] = p;
+  __syncthreads();
+  for (int s = kStatsThreads / 2; s >= 32; s >>= 1) {
+    if (threadIdx.x < s) combine(sdata[threadIdx.x], sdata[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x < 32) {
+    p = sdata[threadIdx.x];
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) combine(p, shfl_down(p, o));
+    if (threadIdx.x == 0) out[blockIdx.x] = p;
+  }
+}
+
 // Harris first level: each thread adds two groups while loading, then a shared-memory tree with
 // sequential addressing; the last warp unrolled with shuffles.
 template <class In>
@@ -335,18 +352,7 @@ __global__ void __launch_bounds__(kStatsThreads) stats_harris_first(FrameGeometr
     group_coords(i + kStatsThreads, g.groups_per_row, x, y);
     combine(p, group_stats<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width));
   }
-  sdata[threadIdx.x] = p;
-  __syncthreads();
-  for (int s = kStatsThreads / 2; s >= 32; s >>= 1) {
-    if (threadIdx.x < s) combine(sdata[threadIdx.x], sdata[threadIdx.x + s]);
-    __syncthreads();
-  }
-  if (threadIdx.x < 32) {
-    p = sdata[threadIdx.x];
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) combine(p, shfl_down(p, o));
-    if (threadIdx.x == 0) out[blockIdx.x] = p;
-  }
+  harris_tree(p, sdata, out);
 }
 
 // Harris next levels: the same tree over an array of partials.
@@ -356,18 +362,7 @@ __global__ void __launch_bounds__(kStatsThreads) stats_harris_level(const StatsP
   StatsPartial p = identity_partial();
   if (i < n) p = in[i];
   if (i + kStatsThreads < n) combine(p, in[i + kStatsThreads]);
-  sdata[threadIdx.x] = p;
-  __syncthreads();
-  for (int s = kStatsThreads / 2; s >= 32; s >>= 1) {
-    if (threadIdx.x < s) combine(sdata[threadIdx.x], sdata[threadIdx.x + s]);
-    __syncthreads();
-  }
-  if (threadIdx.x < 32) {
-    p = sdata[threadIdx.x];
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) combine(p, shfl_down(p, o));
-    if (threadIdx.x == 0) out[blockIdx.x] = p;
-  }
+  harris_tree(p, sdata, out);
 }
 
 // One block: reduce n partials in a fixed order and finish the frame.

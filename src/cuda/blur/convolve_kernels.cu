@@ -32,6 +32,30 @@ constexpr int kMaxRowSmem = 200 * 1024;
 __host__ __device__ inline int padded_index(int i) { return i + i / K; }
 __host__ __device__ inline int plane_stride(int span) { return padded_index(span) + 1; }
 
+// The register-blocked sliding window of the per-channel and per-pixel kernels (Ernst 2013
+// section 3.3; rgba_window below is the float4-per-lane form): acc[k] += sum over t < taps of
+// w(t) x(k + t) for k < K, taps a multiple of K (zero weights past 2r + 1); x(i) = at(i) is
+// called once per i, in increasing order (so `at` may walk a ring), and madd(acc, w, x)
+// accumulates. K inputs per K x K multiply-adds: one shared or cached load per K FMAs.
+template <class Val, class Acc, class At, class Wt, class Madd>
+__device__ __forceinline__ void sliding_window(int taps, At at, Wt wt, Madd madd, Acc (&acc)[K]) {
+  Val v[2 * K];
+#pragma unroll
+  for (int u = 0; u < K; ++u) v[u] = at(u);
+  for (int t0 = 0; t0 < taps; t0 += K) {
+#pragma unroll
+    for (int u = 0; u < K; ++u) v[K + u] = at(t0 + K + u);
+#pragma unroll
+    for (int u = 0; u < K; ++u) {
+      const auto wu = wt(t0 + u);
+#pragma unroll
+      for (int k = 0; k < K; ++k) madd(acc[k], wu, v[k + u]);
+    }
+#pragma unroll
+    for (int u = 0; u < K; ++u) v[u] = v[K + u];
+  }
+}
+
 template <int C>
 __global__ void pad_kernel(const float* __restrict__ in, int w, int h, int pad, float* __restrict__ out) {
   const int pw = w + 2 * pad, ph = h + 2 * pad;
@@ -72,23 +96,11 @@ __device__ __forceinline__ void sep_row_task(const float* __restrict__ in, float
   float* plane = planes + warp * stride;  // warp = rr * C + c
   const int base = lane * K;
   A acc[K];
-  float v[2 * K];
 #pragma unroll
   for (int k = 0; k < K; ++k) acc[k] = A(0);
-#pragma unroll
-  for (int u = 0; u < K; ++u) v[u] = plane[padded_index(base + u)];
-  for (int t0 = 0; t0 < taps; t0 += K) {
-#pragma unroll
-    for (int u = 0; u < K; ++u) v[K + u] = plane[padded_index(base + t0 + K + u)];
-#pragma unroll
-    for (int u = 0; u < K; ++u) {
-      const A wu = wsh[t0 + u];
-#pragma unroll
-      for (int k = 0; k < K; ++k) acc[k] += wu * static_cast<A>(v[k + u]);
-    }
-#pragma unroll
-    for (int u = 0; u < K; ++u) v[u] = v[K + u];
-  }
+  sliding_window<float>(
+      taps, [&](int i) { return plane[padded_index(base + i)]; }, [&](int t) { return wsh[t]; },
+      [](A& a, A wu, float x) { a += wu * static_cast<A>(x); }, acc);
   __syncthreads();  // every lane is done reading the input planes
 #pragma unroll
   for (int k = 0; k < K; ++k) plane[padded_index(base + k)] = static_cast<float>(acc[k]);
@@ -216,38 +228,14 @@ __device__ __forceinline__ void sep_col_task(const float* __restrict__ in, float
   const size_t pitch = static_cast<size_t>(w) * C;
   auto at = [&](int y) {
     const float* p = col + static_cast<size_t>(static_cast<unsigned>(clampi(y, 0, h - 1)) & ring_mask) * pitch;
-    if constexpr (kCoherent) {
-      Pix<C, float> r;
-      if constexpr (C == 4) {
-        const float4 q = __ldcg(reinterpret_cast<const float4*>(p));
-        r.v[0] = q.x; r.v[1] = q.y; r.v[2] = q.z; r.v[3] = q.w;
-      } else {
-#pragma unroll
-        for (int c = 0; c < C; ++c) r.v[c] = __ldcg(p + c);
-      }
-      return r;
-    } else {
-      return load_pix<C>(p);
-    }
+    return load_pix<C, kCoherent>(p);
   };
   Pix<C, A> acc[K];
-  Pix<C, float> v[2 * K];
 #pragma unroll
   for (int k = 0; k < K; ++k) acc[k] = pix_zero<C, A>();
-#pragma unroll
-  for (int u = 0; u < K; ++u) v[u] = at(y0 - radius + u);
-  for (int t0 = 0; t0 < taps; t0 += K) {
-#pragma unroll
-    for (int u = 0; u < K; ++u) v[K + u] = at(y0 - radius + t0 + K + u);
-#pragma unroll
-    for (int u = 0; u < K; ++u) {
-      const A wu = wsh[t0 + u];
-#pragma unroll
-      for (int k = 0; k < K; ++k) madd(acc[k], wu, v[k + u]);
-    }
-#pragma unroll
-    for (int u = 0; u < K; ++u) v[u] = v[K + u];
-  }
+  sliding_window<Pix<C, float>>(
+      taps, [&](int i) { return at(y0 - radius + i); }, [&](int t) { return wsh[t]; },
+      [](Pix<C, A>& a, A wu, const Pix<C, float>& x) { madd(a, wu, x); }, acc);
 #pragma unroll
   for (int k = 0; k < K; ++k)
     if (y0 + k < y_end) store_pix<C, A>(out + static_cast<size_t>(y0 + k) * pitch + static_cast<size_t>(x) * C, acc[k]);
@@ -418,23 +406,12 @@ __global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* _
       __syncwarp();
       if (j + 8 <= need) fetch(j + 8);
       const float* plane = st + c * sstride;
-      float acc[K], v[2 * K];
+      float acc[K];
 #pragma unroll
       for (int k = 0; k < K; ++k) acc[k] = 0.0f;
-#pragma unroll
-      for (int u = 0; u < K; ++u) v[u] = plane[padded_index(base + u)];
-      for (int t0 = 0; t0 < taps; t0 += K) {
-#pragma unroll
-        for (int u = 0; u < K; ++u) v[K + u] = plane[padded_index(base + t0 + K + u)];
-#pragma unroll
-        for (int u = 0; u < K; ++u) {
-          const float wu = wsh[t0 + u];
-#pragma unroll
-          for (int k = 0; k < K; ++k) acc[k] += wu * v[k + u];
-        }
-#pragma unroll
-        for (int u = 0; u < K; ++u) v[u] = v[K + u];
-      }
+      sliding_window<float>(
+          taps, [&](int i) { return plane[padded_index(base + i)]; }, [&](int t) { return wsh[t]; },
+          [](float& a, float wu, float x) { a += wu * x; }, acc);
       float* dst = ring + slot(j) * ring_row + c * FX + base;
 #pragma unroll
       for (int k = 0; k < K; ++k) dst[k] = acc[k];
@@ -446,9 +423,9 @@ __global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* _
     const int bc = tid / FX, px = tid % FX;
     const float* col = ring + bc * FX + px;
     for (int y0 = yc; y0 < min(yc + kChunk, ye); y0 += K) {
-      float acc[K], v[2 * K];
+      float acc[K];
       // Ring slots of consecutive rows by increment and wrap (v2: a modulo per tap was most of
-      // this loop's instructions).
+      // this loop's instructions): the window asks for its rows in order.
       int sl = slot(y0 - radius);
       auto next_slot = [&] {
         const int cur = sl;
@@ -457,20 +434,9 @@ __global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* _
       };
 #pragma unroll
       for (int k = 0; k < K; ++k) acc[k] = 0.0f;
-#pragma unroll
-      for (int u = 0; u < K; ++u) v[u] = col[next_slot() * ring_row];
-      for (int t0 = 0; t0 < taps; t0 += K) {
-#pragma unroll
-        for (int u = 0; u < K; ++u) v[K + u] = col[next_slot() * ring_row];
-#pragma unroll
-        for (int u = 0; u < K; ++u) {
-          const float wu = wsh[t0 + u];
-#pragma unroll
-          for (int k = 0; k < K; ++k) acc[k] += wu * v[k + u];
-        }
-#pragma unroll
-        for (int u = 0; u < K; ++u) v[u] = v[K + u];
-      }
+      sliding_window<float>(
+          taps, [&](int) { return col[next_slot() * ring_row]; }, [&](int t) { return wsh[t]; },
+          [](float& a, float wu, float x) { a += wu * x; }, acc);
       // Stage K output rows [k][c][px] in the (idle) staging area, then 16-byte stores.
 #pragma unroll
       for (int k = 0; k < K; ++k) stage[(k * C + bc) * FX + px] = acc[k];

@@ -160,6 +160,25 @@ __global__ void diffusion_kernel(const float* __restrict__ a, float* __restrict_
 // Spreading, one axis: d1 += s(m), d2 += d1 with s(m) = P(m - 1) - 2 P(m - r - 1) + P(m - 2r - 1)
 // (P zero outside the line); output n = d2 at m = n + 2r. One thread per line, all channels.
 // Rows: float padded plane (pw x ph) -> double tmp (w x ph). Columns: tmp -> out (w x h), / r^4.
+// One line of length n: d1 += s(m), d2 += d1 over m < n, channel by channel; store(m - 2r, c,
+// d2) from m = 2r on.
+template <int C, class Src, class Store>
+__device__ __forceinline__ void spread_line(int n, int r, Src P, Store store) {
+  double d1[C], d2[C];
+#pragma unroll
+  for (int c = 0; c < C; ++c) d1[c] = d2[c] = 0.0;
+  for (int m = 0; m < n; ++m) {
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      d1[c] += P(m - 1, c) - 2.0 * P(m - r - 1, c) + P(m - 2 * r - 1, c);
+      d2[c] += d1[c];
+    }
+    if (m >= 2 * r)
+#pragma unroll
+      for (int c = 0; c < C; ++c) store(m - 2 * r, c, d2[c]);
+  }
+}
+
 template <int C>
 __global__ void spreading_rows_kernel(const float* __restrict__ padded, double* __restrict__ tmp, int w, int ph,
                                       int r) {
@@ -169,19 +188,7 @@ __global__ void spreading_rows_kernel(const float* __restrict__ padded, double* 
   const float* row = padded + static_cast<size_t>(y) * pw * C;
   double* dst = tmp + static_cast<size_t>(y) * w * C;
   auto P = [&](int i, int c) { return (i < 0 || i >= pw) ? 0.0 : static_cast<double>(row[static_cast<size_t>(i) * C + c]); };
-  double d1[C], d2[C];
-#pragma unroll
-  for (int c = 0; c < C; ++c) d1[c] = d2[c] = 0.0;
-  for (int m = 0; m < pw; ++m) {
-#pragma unroll
-    for (int c = 0; c < C; ++c) {
-      d1[c] += P(m - 1, c) - 2.0 * P(m - r - 1, c) + P(m - 2 * r - 1, c);
-      d2[c] += d1[c];
-    }
-    if (m >= 2 * r)
-#pragma unroll
-      for (int c = 0; c < C; ++c) dst[static_cast<size_t>(m - 2 * r) * C + c] = d2[c];
-  }
+  spread_line<C>(pw, r, P, [&](int n, int c, double v) { dst[static_cast<size_t>(n) * C + c] = v; });
 }
 
 template <int C>
@@ -192,19 +199,9 @@ __global__ void spreading_cols_kernel(const double* __restrict__ tmp, float* __r
   const size_t pitch = static_cast<size_t>(w) * C;
   auto P = [&](int i, int c) { return (i < 0 || i >= ph) ? 0.0 : tmp[static_cast<size_t>(i) * pitch + x * C + c]; };
   const double norm = 1.0 / (static_cast<double>(r) * r * r * r);
-  double d1[C], d2[C];
-#pragma unroll
-  for (int c = 0; c < C; ++c) d1[c] = d2[c] = 0.0;
-  for (int m = 0; m < ph; ++m) {
-#pragma unroll
-    for (int c = 0; c < C; ++c) {
-      d1[c] += P(m - 1, c) - 2.0 * P(m - r - 1, c) + P(m - 2 * r - 1, c);
-      d2[c] += d1[c];
-    }
-    if (m >= 2 * r)
-#pragma unroll
-      for (int c = 0; c < C; ++c) out[static_cast<size_t>(m - 2 * r) * pitch + x * C + c] = static_cast<float>(d2[c] * norm);
-  }
+  spread_line<C>(ph, r, P, [&](int n, int c, double v) {
+    out[static_cast<size_t>(n) * pitch + x * C + c] = static_cast<float>(v * norm);
+  });
 }
 
 }  // namespace

@@ -19,15 +19,17 @@ __device__ __forceinline__ Pix<C, A> pix_zero() {
   return p;
 }
 
-template <int C>
+// kL2Only: through L2 only (ld.cg), for data other blocks of the same grid write; otherwise the
+// read-only path (ld.global.nc).
+template <int C, bool kL2Only = false>
 __device__ __forceinline__ Pix<C, float> load_pix(const float* p) {
   Pix<C, float> r;
   if constexpr (C == 4) {
-    const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+    const float4 q = kL2Only ? __ldcg(reinterpret_cast<const float4*>(p)) : __ldg(reinterpret_cast<const float4*>(p));
     r.v[0] = q.x; r.v[1] = q.y; r.v[2] = q.z; r.v[3] = q.w;
   } else {
 #pragma unroll
-    for (int c = 0; c < C; ++c) r.v[c] = __ldg(p + c);
+    for (int c = 0; c < C; ++c) r.v[c] = kL2Only ? __ldcg(p + c) : __ldg(p + c);
   }
   return r;
 }

@@ -66,7 +66,9 @@ template <class T>
 TK_HD T encode_srgb(T v) {
   v = clamp01(v);
   const T curve = T(1.055) * tk_pow(v, T(1.0 / 2.4)) - T(0.055);
-  return v <= T(0.0031308) ? T(12.92) * v : curve;
+  // In float 1.055 - 0.055 is 1 - 2^-24: white is pinned to 1 so that quantise leaves it white
+  // (undithered, code max) as it leaves black black.
+  return v <= T(0.0031308) ? T(12.92) * v : (v >= T(1) ? T(1) : curve);
 }
 
 template <class T>
@@ -86,12 +88,13 @@ TK_HD std::uint32_t hash32(std::uint32_t x) {
 }
 
 // Triangular-PDF dither in (-1, 1) LSB for pixel (x, y), colour channel c < 3: ONE hash per
-// pixel, h = hash32(x * golden ^ hash32(y)); channel c takes bits [10c, 10c + 10) of it as two
-// 5-bit uniforms a, b and its noise is (a - b) / 32 (63 levels, variance 1/6 - 1/6144 LSB^2,
-// channels independent). 1/32 LSB steps are far below the LSB, so the quantiser's mean error
-// stays flat (tests/unit/test_curves.cpp checks the distribution and the unbiased average).
-// One hash per pixel rather than per channel: the GPU map pass is bound by instruction issue
-// (bench/NOTES.md v8), and CPU and GPU compute identical noise from this one definition.
+// pixel, h = hash32(x * golden ^ hash32(y)); channel c takes the two 4-bit uniforms a, b at bits
+// [8c, 8c + 4) and [8c + 4, 8c + 8) of it and its noise is (a + b - 15) / 16 (31 levels,
+// variance 1/6 - 1/1536 LSB^2, channels independent; a + b - 15 is distributed as a - b). 1/16 LSB
+// steps are far below the LSB, so the quantiser's mean error stays flat (tests/unit/test_curves.cpp
+// checks the distribution and the unbiased average). One hash per pixel and byte-aligned fields:
+// the GPU map pass is bound by instruction issue (bench/NOTES.md v8, v11): it adds the three
+// channels' fields in one integer add and turns each sum into a float by a byte permute.
 TK_HD std::uint32_t dither_row_seed(int y) { return hash32(static_cast<std::uint32_t>(y) * 0x85EBCA77U + 0x2545F491U); }
 
 TK_HD std::uint32_t dither_pixel_hash(int x, std::uint32_t row_seed) {
@@ -99,10 +102,9 @@ TK_HD std::uint32_t dither_pixel_hash(int x, std::uint32_t row_seed) {
 }
 
 TK_HD float dither_noise_from_hash(std::uint32_t h, int c) {
-  const unsigned shift = 10U * static_cast<unsigned>(c);
-  const float a = static_cast<float>((h >> shift) & 31U);
-  const float b = static_cast<float>((h >> (shift + 5U)) & 31U);
-  return (a - b) * (1.0f / 32.0f);
+  const unsigned shift = 8U * static_cast<unsigned>(c);
+  const unsigned sum = ((h >> shift) & 15U) + ((h >> (shift + 4U)) & 15U);
+  return (static_cast<float>(sum) - 15.0f) * (1.0f / 16.0f);
 }
 
 TK_HD float dither_noise(int x, int y, int c) { return dither_noise_from_hash(dither_pixel_hash(x, dither_row_seed(y)), c); }

@@ -46,7 +46,10 @@ __device__ __forceinline__ CurveF curve_to_float(const core::CurveSettings& s) {
       f.a = float(s.drago_input_scale); f.b = float(s.drago_inv_lwmax);
       f.c = float(s.drago_output_scale); f.d = float(s.drago_bias_power);
       break;
-    case core::CurveKind::reinhard: f.a = float(s.reinhard_scale); f.b = float(s.reinhard_inv_white_sq); break;
+    case core::CurveKind::reinhard:
+      f.a = float(s.reinhard_scale); f.b = float(s.reinhard_inv_white_sq);
+      f.c = f.a * f.b;  // for ratio_default
+      break;
     case core::CurveKind::histeq:
       f.a = float(s.hist_log_min); f.b = float(s.hist_inv_log_range);
       f.bins = s.hist_bins; f.table = s.hist_table;
@@ -81,12 +84,8 @@ __device__ __forceinline__ unsigned quantise_fast(float v, unsigned max_code, bo
 
 // core::encode_transfer<float> with transfer_pow in place of powf.
 __device__ __forceinline__ float encode_transfer_fast(float v, const MapColour& col) {
-  v = core::clamp01(v);
-  if (col.gamma == 0.0f) {
-    const float curve = 1.055f * transfer_pow(v, static_cast<float>(1.0 / 2.4)) - 0.055f;
-    return v <= 0.0031308f ? 12.92f * v : curve;
-  }
-  return transfer_pow(v, col.inv_gamma);
+  if (col.gamma == 0.0f) return encode_srgb_fast(v);
+  return transfer_pow(core::clamp01(v), col.inv_gamma);
 }
 
 template <class O>
@@ -105,7 +104,7 @@ __device__ __forceinline__ unsigned encode(float linear, const MapColour& col, s
 // Alpha is coverage, not light: linear, never dithered (as the CPU map_row).
 template <class O>
 __device__ __forceinline__ unsigned encode_alpha(float a) {
-  if constexpr (O::code == 0) return round_half_up(a * 255.0f);
+  if constexpr (O::code == 0) return alpha8_word(a);  // low byte (store_group packs bytes)
   else if constexpr (O::code == 1) return round_half_up(a * 65535.0f);
   else if constexpr (O::code == 2) return __half_as_ushort(__float2half_rn(a));
   else return __float_as_uint(a);
@@ -129,8 +128,8 @@ __device__ __forceinline__ void store_group(unsigned char* row, int x, int width
     unsigned w[W];
 #pragma unroll
     for (int i = 0; i < W; ++i) {
-      if constexpr (O::size == 1)
-        w[i] = codes[4 * i] | codes[4 * i + 1] << 8 | codes[4 * i + 2] << 16 | codes[4 * i + 3] << 24;
+      if constexpr (O::size == 1)  // codes may carry bits above their low byte (srgb8_dither_word)
+        w[i] = pack_bytes(codes[4 * i], codes[4 * i + 1], codes[4 * i + 2], codes[4 * i + 3]);
       else if constexpr (O::size == 2)
         w[i] = codes[2 * i] | codes[2 * i + 1] << 16;
       else
@@ -174,30 +173,100 @@ __device__ __forceinline__ float sanitise_value(float v) {
   return v == INFINITY ? core::kInfReplacement : v;
 }
 
-// Sanitise for half input: a half is at most 65504 or +Inf, so the policy (NaN, negatives -> 0,
-// +Inf -> 65504) is one clamp; float input keeps finite values above 65504 (sanitise_value).
+// Half input is sanitised as it is loaded (MapGroupIn); float input keeps finite values
+// above 65504 (sanitise_value).
 template <class In>
 __device__ __forceinline__ float sanitise_input(float v) {
-  if constexpr (sizeof(typename In::T) == 2) return fminf(fmaxf(v, 0.0f), core::kInfReplacement);
+  if constexpr (sizeof(typename In::T) == 2) return v;
   else return sanitise_value(v);
 }
 
-// The default path's reinhard curve: core::reinhard_curve<float> with the division on the
-// special-function unit (div.full: within 2 ulp; v8, bench/NOTES.md). l < 2^126 always.
-__device__ __forceinline__ float eval_curve_default(const CurveF& f, float lw) {
-  if (f.kind == core::CurveKind::reinhard) {
-    const float l = lw * f.a;
-    return __fdividef(l * (1.0f + l * f.b), 1.0f + l);
-  }
-  return eval_curve(f, lw);
+// Alpha: sanitise + clamp01 in one (NaN, negatives -> 0, +Inf -> 1); half alpha arrives clamped.
+template <class In>
+__device__ __forceinline__ float clean_alpha(float a) {
+  if constexpr (sizeof(typename In::T) == 2) return a;
+  else return fminf(fmaxf(a, 0.0f), 1.0f);
 }
 
-template <class In, class O, bool kDefault>
-__device__ __forceinline__ void map_group(const float (&v)[kGroup * In::channels], const FrameGeometry& g,
+// One group's input as the map kernel holds it from its load (before the wait for the
+// statistics) to its mapping: half input stays packed, 8 registers for 4 RGBA pixels instead of
+// 16 floats (v14: more warps per SM), and is sanitised while packed (v11): a half is at most
+// 65504 or +Inf, so the policy (NaN, negatives -> 0, +Inf -> 65504) is one clamp, and with
+// alpha's [0, 1] clamp that is two half2 min/max per pair of channels (__hmax2 returns the other
+// operand for a NaN) instead of two float min/max per channel. Float input stays as loaded and is
+// sanitised in map_group.
+template <class In, bool kHalf = sizeof(typename In::T) == 2>
+struct MapGroupIn {
+  float v[kGroup * In::channels];
+  __device__ __forceinline__ void load(const unsigned char* row, int x, int width) { load_group<In>(row, x, width, v); }
+  __device__ __forceinline__ void decode(float (&out)[kGroup * In::channels]) const {
+#pragma unroll
+    for (int i = 0; i < kGroup * In::channels; ++i) out[i] = v[i];
+  }
+};
+
+template <class In>
+struct MapGroupIn<In, true> {
+  static_assert(In::channels == 4, "half input is RGBA");
+  RawGroup<In> raw;
+  __device__ __forceinline__ void load(const unsigned char* row, int x, int width) {
+    if (!load_raw<In>(row, x, width, raw)) {  // ragged or unaligned: sample by sample, 0 past the row end
+      const __half* q = reinterpret_cast<const __half*>(row + static_cast<std::size_t>(x) * In::bytes);
+      unsigned w[kGroup * 2];
+#pragma unroll
+      for (int i = 0; i < kGroup; ++i) {
+        unsigned short s[4];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) s[c] = x + i < width ? __half_as_ushort(q[i * 4 + c]) : 0;
+        w[2 * i] = s[0] | static_cast<unsigned>(s[1]) << 16;
+        w[2 * i + 1] = s[2] | static_cast<unsigned>(s[3]) << 16;
+      }
+#pragma unroll
+      for (int k = 0; k < kGroup / 2; ++k) raw.w[k] = make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]);
+    }
+    const __half2 zero = __float2half2_rn(0.0f);
+    const __half2 top_rg = __float2half2_rn(core::kInfReplacement);
+    const __half2 top_ba = __halves2half2(__float2half_rn(core::kInfReplacement), __float2half_rn(1.0f));
+    auto clamp = [&](unsigned& w, __half2 top) {
+      __half2 h = *reinterpret_cast<__half2*>(&w);
+      h = __hmin2(__hmax2(h, zero), top);
+      w = *reinterpret_cast<unsigned*>(&h);
+    };
+#pragma unroll
+    for (int k = 0; k < kGroup / 2; ++k) {
+      clamp(raw.w[k].x, top_rg);
+      clamp(raw.w[k].y, top_ba);
+      clamp(raw.w[k].z, top_rg);
+      clamp(raw.w[k].w, top_ba);
+    }
+  }
+  __device__ __forceinline__ void decode(float (&out)[kGroup * In::channels]) const { decode_raw<In>(raw, out); }
+};
+
+// The colour ratio L_d / L_w of the default path, once per pixel. For reinhard (kReinhard: the
+// curve is chosen once per thread, v12) it is the curve divided out, scale * (1 + l / white^2) /
+// (1 + l) with l = scale * L_w (v11: one reciprocal on the SFU instead of the curve's division
+// and rcp(L_w); within a few ulp of the CPU's c / L_w * L_d; black stays black since c = 0
+// there). Otherwise L_d * rcp(L_w), black -> 0.
+template <bool kReinhard>
+__device__ __forceinline__ float ratio_default(const CurveF& f, float lw) {
+  if constexpr (kReinhard) {
+    const float l = lw * f.a;
+    return fmaf(l, f.c, f.a) * rcp_approx(1.0f + l);  // f.c = scale / white^2
+  } else {
+    const float ld = eval_curve(f, lw);
+    return lw >= kMinLuminance ? ld * rcp_approx(lw) : 0.0f;
+  }
+}
+
+template <class In, class O, bool kDefault, bool kReinhard = false>
+__device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameGeometry& g,
                                           unsigned char* out, std::size_t out_stride, const CurveF& cf,
                                           const MapColour& colour, std::uint32_t seed, int x, int y) {
   constexpr int C = In::channels;
   constexpr int CO = O::channels;
+  float v[kGroup * In::channels];
+  in.decode(v);
   unsigned codes[kGroup * CO];
 #pragma unroll
   for (int p = 0; p < kGroup; ++p) {
@@ -205,16 +274,21 @@ __device__ __forceinline__ void map_group(const float (&v)[kGroup * In::channels
     const float lw = core::luminance_fma(r, gg, b);
     const std::uint32_t h = core::dither_pixel_hash(x + p, seed);  // one hash per pixel
     const float rgb[3] = {r, gg, b};
-    if constexpr (kDefault) {
+    if constexpr (kDefault && O::code == 0) {
+      // 8-bit sRGB (v11): srgb8_dither_word per channel, the dither fields summed once per pixel.
+      const float k = ratio_default<kReinhard>(cf, lw);
+      const std::uint32_t sums = dither_sums(h);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) codes[p * CO + c] = srgb8_dither_word(rgb[c] * k, dither_offset256_from_sums(sums, c));
+    } else if constexpr (kDefault) {
       // core::reconstruct_channel as c * (L_d / L_w), the ratio once per pixel on the SFU
       // (within 2 ulp of the CPU's c / L_w * L_d); black stays black.
-      const float ld = eval_curve_default(cf, lw);
-      const float k = lw >= kMinLuminance ? ld * rcp_approx(lw) : 0.0f;
+      const float k = ratio_default<kReinhard>(cf, lw);
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
         const float o = rgb[c] * k;
-        if constexpr (O::code == 0 || O::code == 1)
-          codes[p * CO + c] = quantise_dither_default<O::code == 0 ? 255u : 65535u>(encode_srgb_default(o), dither_noise_fast(h, c));
+        if constexpr (O::code == 1)
+          codes[p * CO + c] = quantise_dither_default<65535u>(encode_srgb_fast(o), dither_noise_fast(h, c));
         else
           codes[p * CO + c] = encode<O>(o, colour, h, c);
       }
@@ -230,8 +304,7 @@ __device__ __forceinline__ void map_group(const float (&v)[kGroup * In::channels
       }
     }
     if constexpr (CO == 4) {
-      // sanitise + clamp01 in one: NaN, negatives -> 0, +Inf -> 1.
-      const float a = C == 4 ? fminf(fmaxf(v[p * C + 3], 0.0f), 1.0f) : 1.0f;
+      const float a = C == 4 ? clean_alpha<In>(v[p * C + 3]) : 1.0f;
       codes[p * CO + 3] = encode_alpha<O>(a);
     }
   }
@@ -242,34 +315,57 @@ __device__ __forceinline__ void map_group(const float (&v)[kGroup * In::channels
 // may start while the statistics kernel (which triggers its dependents when it starts) is
 // finishing; wait_for_previous_grid() then blocks until that grid has completed and its writes
 // (the curve constants) are visible.
-// Grid: x = groups of 4 pixels of a row (blocks of kMapThreads), y = rows: no index division.
-// The group's input is loaded before the wait: it does not depend on the statistics.
+// Grid: x = runs of kMapGroupsPerThread * kMapThreads groups of 4 pixels of a row, y = rows: no
+// index division. A thread maps groups bx * kMapGroupsPerThread * blockDim + i * blockDim + tid
+// (v13: two groups per thread halve the per-thread work - the row seed, the addressing, the
+// curve settings' shared loads - per pixel, and keep four 16-byte loads in flight). The input is
+// loaded before the wait: it does not depend on the statistics.
+constexpr int kMapGroupsPerThread = 1;
+
+template <class In, class O, bool kDefault, bool kReinhard = false>
+__device__ __forceinline__ void map_groups(const MapGroupIn<In> (&v)[kMapGroupsPerThread], const bool (&active)[kMapGroupsPerThread],
+                                           const FrameGeometry& g, unsigned char* out, std::size_t out_stride, const CurveF& cf,
+                                           const MapColour& colour, std::uint32_t seed, unsigned group0, int y) {
+#pragma unroll
+  for (int i = 0; i < kMapGroupsPerThread; ++i)
+    if (active[i])
+      map_group<In, O, kDefault, kReinhard>(v[i], g, out, out_stride, cf, colour, seed,
+                                            static_cast<int>(group0 + i * blockDim.x) * kGroup, y);
+}
+
 template <class In, class O>
 __global__ void __launch_bounds__(kMapThreads) map_kernel(FrameGeometry g, unsigned char* out, std::size_t out_stride,
                                                           const DeviceFrame* frame, MapColour colour, int reverse) {
   __shared__ CurveF curve;
   const unsigned bx = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int y = static_cast<int>(reverse ? gridDim.y - 1 - blockIdx.y : blockIdx.y);
-  const unsigned group = bx * blockDim.x + threadIdx.x;
-  const bool active = group < g.groups_per_row;
-  const int x = static_cast<int>(group) * kGroup;
-  float v[kGroup * In::channels];
-  if (active) load_group<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, v);
+  const unsigned group0 = bx * blockDim.x * kMapGroupsPerThread + threadIdx.x;
+  const unsigned char* row = g.in + static_cast<std::size_t>(y) * g.in_stride;
+  MapGroupIn<In> v[kMapGroupsPerThread];
+  bool active[kMapGroupsPerThread];
+#pragma unroll
+  for (int i = 0; i < kMapGroupsPerThread; ++i) {
+    const unsigned group = group0 + i * blockDim.x;
+    active[i] = group < g.groups_per_row;
+    if (active[i]) v[i].load(row, static_cast<int>(group) * kGroup, g.width);
+  }
   wait_for_previous_grid();
   if (threadIdx.x == 0) curve = curve_to_float(frame->curve);
   __syncthreads();
-  if (!active) return;
+  if (!active[0]) return;
   const CurveF cf = curve;
   const bool is_default = colour.saturation == 1.0f && (O::code >= 2 || (colour.gamma == 0.0f && colour.dither));
   const std::uint32_t seed = core::dither_row_seed(y);  // uniform per block: one hash, no shared memory
-  if (is_default) map_group<In, O, true>(v, g, out, out_stride, cf, colour, seed, x, y);
-  else map_group<In, O, false>(v, g, out, out_stride, cf, colour, seed, x, y);
+  if (is_default && cf.kind == core::CurveKind::reinhard) map_groups<In, O, true, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
+  else if (is_default) map_groups<In, O, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
+  else map_groups<In, O, false>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
 }
 
 template <class In, class O>
 Status launch_map_for(const FrameGeometry& g, void* out, std::size_t out_stride, const DeviceFrame* frame,
                       const MapColour& colour, bool reverse, bool programmatic, cudaStream_t s) {
-  const dim3 grid((g.groups_per_row + kMapThreads - 1) / kMapThreads, static_cast<unsigned>(g.height));
+  constexpr unsigned kPerBlock = kMapThreads * kMapGroupsPerThread;
+  const dim3 grid((g.groups_per_row + kPerBlock - 1) / kPerBlock, static_cast<unsigned>(g.height));
   if (Status st = launch_pdl(map_kernel<In, O>, grid, dim3(kMapThreads), 0, s, programmatic, g,
                              static_cast<unsigned char*>(out), out_stride, frame, colour, reverse ? 1 : 0);
       !st.ok())

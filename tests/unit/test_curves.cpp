@@ -154,14 +154,28 @@ TEST(Colour, QuantiseDitherKeepsBlackAndWhite) {
   EXPECT_EQ(quantise(0.5f, 255u, false, 0, 0, 0), 128u);
 }
 
-// The dither definition (core::dither_noise: one hash per pixel, two 5-bit uniforms per colour
-// channel): triangular on (-1, 1) LSB with mean 0 and variance 1/6 - 1/6144, the three channels
+// The sRGB curve itself must hand white to quantise as exactly 1: in float 1.055 - 0.055 is
+// 1 - 2^-24, which quantise would dither down to 254 for a share of white pixels.
+TEST(Colour, EncodedWhiteStaysWhiteUnderDither) {
+  EXPECT_EQ(encode_srgb(1.0f), 1.0f);
+  EXPECT_EQ(encode_srgb(7.0f), 1.0f);
+  EXPECT_EQ(encode_srgb(0.0f), 0.0f);
+  EXPECT_LT(encode_srgb(0.9999f), 1.0f);
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) {
+      ASSERT_EQ(quantise(encode_srgb(1.0f), 255u, true, x, y, x % 3), 255u);
+      ASSERT_EQ(quantise(encode_srgb(0.0f), 255u, true, x, y, x % 3), 0u);
+    }
+}
+
+// The dither definition (core::dither_noise: one hash per pixel, two 4-bit uniforms per colour
+// channel): triangular on (-1, 1) LSB with mean 0 and variance 1/6 - 1/1536, the three channels
 // uncorrelated, every level reachable, and a dithered constant averages to its exact value
 // (what dither is for: no banding bias), over 512 x 512 pixels.
 TEST(Colour, DitherNoiseIsTriangularUncorrelatedAndUnbiased) {
   const int n = 512;
   double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0}, cross01 = 0, cross12 = 0;
-  std::vector<int> histogram(63, 0);
+  std::vector<int> histogram(31, 0);
   for (int y = 0; y < n; ++y)
     for (int x = 0; x < n; ++x) {
       float v[3];
@@ -169,11 +183,11 @@ TEST(Colour, DitherNoiseIsTriangularUncorrelatedAndUnbiased) {
         v[c] = dither_noise(x, y, c);
         ASSERT_GT(v[c], -1.0f);
         ASSERT_LT(v[c], 1.0f);
-        const float level = v[c] * 32.0f;  // an integer in [-31, 31]
+        const float level = v[c] * 16.0f;  // an integer in [-15, 15]
         ASSERT_EQ(level, std::floor(level));
         sum[c] += v[c];
         sq[c] += double(v[c]) * v[c];
-        if (c == 0) ++histogram[static_cast<int>(level) + 31];
+        if (c == 0) ++histogram[static_cast<int>(level) + 15];
       }
       cross01 += double(v[0]) * v[1];
       cross12 += double(v[1]) * v[2];
@@ -183,22 +197,22 @@ TEST(Colour, DitherNoiseIsTriangularUncorrelatedAndUnbiased) {
   const double count = double(n) * n;
   for (int c = 0; c < 3; ++c) {
     EXPECT_NEAR(sum[c] / count, 0.0, 3e-3) << c;
-    EXPECT_NEAR(sq[c] / count, 1.0 / 6 - 1.0 / 6144, 3e-3) << c;
+    EXPECT_NEAR(sq[c] / count, 1.0 / 6 - 1.0 / 1536, 3e-3) << c;
   }
   EXPECT_NEAR(cross01 / count, 0.0, 3e-3);
   EXPECT_NEAR(cross12 / count, 0.0, 3e-3);
-  // Triangular: level k has probability (32 - |k|) / 1024.
-  for (int k = -31; k <= 31; ++k) {
-    const double expected = (32.0 - std::abs(k)) / 1024.0 * count;
-    EXPECT_NEAR(histogram[k + 31], expected, 5 * std::sqrt(expected) + 1) << "level " << k;
+  // Triangular: level k has probability (16 - |k|) / 256.
+  for (int k = -15; k <= 15; ++k) {
+    const double expected = (16.0 - std::abs(k)) / 256.0 * count;
+    EXPECT_NEAR(histogram[k + 15], expected, 5 * std::sqrt(expected) + 1) << "level " << k;
   }
   // A constant between two codes (away from the clamps at 0 and 255), dithered, averages to
-  // itself: within the 1/64-code ripple of 1/32-LSB noise steps plus 5 sigma of sampling noise
+  // itself: within the 1/32-code ripple of 1/16-LSB noise steps plus 5 sigma of sampling noise
   // (<= 0.5 / 256 codes). Without dither every one of these would be off by 0.25-0.5 codes.
   for (float v : {37.5f / 255, 100.3f / 255, 200.75f / 255}) {
     double mean = 0;
     for (int y = 0; y < 256; ++y)
       for (int x = 0; x < 256; ++x) mean += quantise(v, 255u, true, x, y, 1);
-    EXPECT_NEAR(mean / 65536.0, v * 255.0, 1.0 / 64 + 0.01) << v * 255;
+    EXPECT_NEAR(mean / 65536.0, v * 255.0, 1.0 / 32 + 0.01) << v * 255;
   }
 }

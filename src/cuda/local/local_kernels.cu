@@ -188,12 +188,8 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) drago_columns(const float* _
 // The colour stage and the store (the CPU's colour_chunk + store_chunk maths), one pixel.
 // core::encode_srgb / encode_gamma with cuda::transfer_pow (SFU) for powf.
 __device__ __forceinline__ float encode_fast(float v, float gamma, float inv_gamma) {
-  v = core::clamp01(v);
-  if (gamma == 0.0f) {
-    const float curve = 1.055f * cuda::transfer_pow(v, static_cast<float>(1.0 / 2.4)) - 0.055f;
-    return v <= 0.0031308f ? 12.92f * v : curve;
-  }
-  return cuda::transfer_pow(v, inv_gamma);
+  if (gamma == 0.0f) return cuda::encode_srgb_fast(v);
+  return cuda::transfer_pow(core::clamp01(v), inv_gamma);
 }
 using cuda::kMinLuminance;
 
@@ -205,13 +201,13 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
     // dither hash per pixel, no conversion-pipe rounding, one 4-byte store for RGBA
     // (bench/LOCAL_NOTES.md v3: this epilogue was most of every local map kernel).
     const float k = lw >= cuda::kMinLuminance ? ld * cuda::rcp_approx(lw) : 0.0f;
-    const std::uint32_t h = core::dither_pixel_hash(x, core::dither_row_seed(y));
-    const unsigned c0 = cuda::quantise_dither_default<255u>(cuda::encode_srgb_default(r * k), cuda::dither_noise_fast(h, 0));
-    const unsigned c1 = cuda::quantise_dither_default<255u>(cuda::encode_srgb_default(g * k), cuda::dither_noise_fast(h, 1));
-    const unsigned c2 = cuda::quantise_dither_default<255u>(cuda::encode_srgb_default(b * k), cuda::dither_noise_fast(h, 2));
+    const std::uint32_t sums = cuda::dither_sums(core::dither_pixel_hash(x, core::dither_row_seed(y)));
+    const unsigned c0 = cuda::srgb8_dither_word(r * k, cuda::dither_offset256_from_sums(sums, 0));
+    const unsigned c1 = cuda::srgb8_dither_word(g * k, cuda::dither_offset256_from_sums(sums, 1));
+    const unsigned c2 = cuda::srgb8_dither_word(b * k, cuda::dither_offset256_from_sums(sums, 2));
     unsigned char* p = a.out + static_cast<std::size_t>(y) * a.out_stride + static_cast<std::size_t>(x) * a.out_channels;
     if (a.out_channels == 4) {
-      const unsigned word = c0 | c1 << 8 | c2 << 16 | cuda::round_half_up(al * 255.0f) << 24;
+      const unsigned word = cuda::pack_bytes(c0, c1, c2, cuda::alpha8_word(al));
       if ((reinterpret_cast<std::uintptr_t>(p) & 3u) == 0) {
         *reinterpret_cast<unsigned*>(p) = word;
       } else {

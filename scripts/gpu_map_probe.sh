@@ -4,12 +4,25 @@
 # build's tonekit_bench as tonekit_bench_old, other builds named in VARIANTS; lib/): the GPU test suites, memcheck on the map
 # and sanitizer tests, then 4K/1080p/8K reinhard rows old against new in the same run and the
 # map kernel under ncu (time, warp instructions, issue and DRAM use). Logs in $OUT.
+# AB=1 VARIANTS="tonekit_bench_a tonekit_bench_b": only the quick A/B of builds below.
 set -u
 C=${CARRY:-.carry-n}
 export LD_LIBRARY_PATH=$PWD/$C/lib:/usr/local/cuda/lib64
 B=$PWD/$C/bin
 OUT=${OUT:-/tmp/tonekit_out}
 mkdir -p "$OUT"
+if [[ ${AB:-0} == 1 ]]; then
+  # Quick A/B of builds (bin/tonekit_bench_<name>, named in VARIANTS): 4K half RGBA reinhard, each
+  # build twice, interleaved, one line per run: frame, statistics in the stream and with L2
+  # clean, map (ms). bench/NOTES.md v13-v16.
+  for rep in 1 2; do
+    for b in ${VARIANTS:-tonekit_bench}; do
+      $B/$b --res 3840x2160 --op reinhard > "$OUT/$b.$rep.log" 2>&1
+      echo "$b $rep: $(grep -E '^3840x2160 +reinhard +f16rgba->rgba8 +(frame +default|map +default|stats +fused |stats +fused-clean-l2 ) ' "$OUT/$b.$rep.log" | awk '{print $4"/"$5"="$6}' | tr '\n' ' ')"
+    done
+  done
+  exit 0
+fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 if [[ ${TESTS:-1} == 1 ]]; then
   timeout 300 $B/tonekit_gpu_tests --gtest_brief=1 > $OUT/gtest.log 2>&1; echo "gpu tests rc $?"

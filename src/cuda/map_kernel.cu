@@ -29,6 +29,7 @@ struct OutFmt {
 struct CurveF {
   core::CurveKind kind;
   float a, b, c, d;
+  float wr, wg, wb;  // reinhard: the luminance weights times the scale (map_group's default path)
   int bins;
   const float* table;
 };
@@ -37,6 +38,7 @@ __device__ __forceinline__ CurveF curve_to_float(const core::CurveSettings& s) {
   CurveF f;
   f.kind = s.kind;
   f.a = f.b = f.c = f.d = 0.0f;
+  f.wr = f.wg = f.wb = 0.0f;
   f.bins = 0;
   f.table = nullptr;
   switch (s.kind) {
@@ -49,6 +51,9 @@ __device__ __forceinline__ CurveF curve_to_float(const core::CurveSettings& s) {
     case core::CurveKind::reinhard:
       f.a = float(s.reinhard_scale); f.b = float(s.reinhard_inv_white_sq);
       f.c = f.a * f.b;  // for ratio_default
+      f.wr = 0.2126f * f.a;
+      f.wg = 0.7152f * f.a;
+      f.wb = 0.0722f * f.a;
       break;
     case core::CurveKind::histeq:
       f.a = float(s.hist_log_min); f.b = float(s.hist_inv_log_range);
@@ -271,11 +276,21 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
 #pragma unroll
   for (int p = 0; p < kGroup; ++p) {
     const float r = sanitise_input<In>(v[p * C]), gg = sanitise_input<In>(v[p * C + 1]), b = sanitise_input<In>(v[p * C + 2]);
-    const float lw = core::luminance_fma(r, gg, b);
     const std::uint32_t h = core::dither_pixel_hash(x + p, seed);  // one hash per pixel
     const float rgb[3] = {r, gg, b};
-    if constexpr (kDefault && O::code == 0) {
+    if constexpr (kDefault && kReinhard && O::code == 0) {
+      // 8-bit sRGB, reinhard (v11, v15): the scaled luminance l = scale * L_w directly, the
+      // scale folded into the luminance weights (within an ulp of the CPU's L_w * scale), then
+      // the ratio scale * (1 + l / white^2) / (1 + l) and srgb8_dither_word per channel, the
+      // dither fields summed once per pixel.
+      const float l = fmaf(cf.wb, b, fmaf(cf.wg, gg, cf.wr * r));
+      const float k = fmaf(l, cf.c, cf.a) * rcp_approx(1.0f + l);
+      const std::uint32_t sums = dither_sums(h);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) codes[p * CO + c] = srgb8_dither_word(rgb[c] * k, dither_offset256_from_sums(sums, c));
+    } else if constexpr (kDefault && O::code == 0) {
       // 8-bit sRGB (v11): srgb8_dither_word per channel, the dither fields summed once per pixel.
+      const float lw = core::luminance_fma(r, gg, b);
       const float k = ratio_default<kReinhard>(cf, lw);
       const std::uint32_t sums = dither_sums(h);
 #pragma unroll
@@ -283,7 +298,7 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
     } else if constexpr (kDefault) {
       // core::reconstruct_channel as c * (L_d / L_w), the ratio once per pixel on the SFU
       // (within 2 ulp of the CPU's c / L_w * L_d); black stays black.
-      const float k = ratio_default<kReinhard>(cf, lw);
+      const float k = ratio_default<kReinhard>(cf, core::luminance_fma(r, gg, b));
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
         const float o = rgb[c] * k;
@@ -293,6 +308,7 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
           codes[p * CO + c] = encode<O>(o, colour, h, c);
       }
     } else {
+      const float lw = core::luminance_fma(r, gg, b);
       const float ld = eval_curve(cf, lw);
       // core::reconstruct_channel with c / L_w as c * rcp(L_w) (within an ulp); black stays black.
       const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
@@ -320,7 +336,7 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
 // (v13: two groups per thread halve the per-thread work - the row seed, the addressing, the
 // curve settings' shared loads - per pixel, and keep four 16-byte loads in flight). The input is
 // loaded before the wait: it does not depend on the statistics.
-constexpr int kMapGroupsPerThread = 1;
+constexpr int kMapGroupsPerThread = 2;
 
 template <class In, class O, bool kDefault, bool kReinhard = false>
 __device__ __forceinline__ void map_groups(const MapGroupIn<In> (&v)[kMapGroupsPerThread], const bool (&active)[kMapGroupsPerThread],

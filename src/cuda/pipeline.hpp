@@ -56,6 +56,7 @@ struct StatsScratch {
   void* cub_temp = nullptr;
   std::size_t cub_temp_bytes = 0;
   int fused_grid = 0;  // blocks of the fused and mjp kernels
+  unsigned fused_head_groups = 0;  // fused: groups read with the L2 evict-first policy (stats_kernels.cu, v16)
   int bulk_grid = 0;   // blocks of the bulk (TMA pipeline) kernel
   int async_grid = 0;  // blocks of the async (per-thread cp.async pipeline) kernel
 };
@@ -71,6 +72,7 @@ constexpr int kSharedHistogramBins = 16384;  // 64 KB of shared counters; more b
 struct StatsScratchSizes {
   std::size_t partials = 0, partials2 = 0, cub_temp_bytes = 0;
   int fused_grid = 0;
+  unsigned fused_head_groups = 0;
   int bulk_grid = 0;
   int async_grid = 0;
 };

@@ -9,6 +9,7 @@
 //    average-luminance seed), block totals, then a one-block finish launch.
 //  - cub: cub::DeviceReduce::Reduce over a transform iterator of pixel groups, then finish.
 #include <cub/device/device_reduce.cuh>
+#include <cuda/atomic>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -34,16 +35,17 @@ __device__ void finish_by_last_block(const StatsPartial& mine, StatsPartial* par
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = mine;
-    __threadfence();
-    const unsigned ticket = atomicAdd(&frame->ticket, 1u);
-    is_last = ticket == gridDim.x - 1;
+    // Release (this block's partial) and acquire (every earlier block's) in the ticket's RMW
+    // itself, instead of two full fences (v15); the barrier below carries thread 0's acquire to
+    // the block, whose loads of the partials are L2 (ld.cg) loads.
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ticket(frame->ticket);
+    is_last = ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last) return;
-  __threadfence();
   // Each thread's partials (i = tid, tid + blockDim, ...: the same fixed order as before) are
   // loaded kFinishBatch at a time before any is combined: one L2 round trip per batch instead of
-  // one per partial (v14: 660 partials at 5 blocks per SM were 3 dependent round trips).
+  // one per partial (v14: the 528-660 partials of 4-5 blocks per SM were 3 dependent round trips).
   constexpr int kFinishBatch = 4;
   StatsPartial p = identity_partial();
   for (unsigned base = threadIdx.x; base < gridDim.x; base += kFinishBatch * blockDim.x) {
@@ -73,10 +75,52 @@ __device__ void finish_by_last_block(const StatsPartial& mine, StatsPartial* par
   }
 }
 
+// Blocks per SM the fused kernel is compiled for. ptxas' own choice (52-61 registers) fits 4
+// blocks of 256 threads per SM (not the 5 bench/NOTES.md assumed up to session 4). Forcing 5
+// (48 registers) gained 0.3 us at 4K for half input without the L2 policy below, but with it the
+// half kernel spills 10 bytes and runs 2.6x slower (v16; v7: an 8-byte spill made the float-RGB
+// pass 2.2x slower), so: 4.
 template <class In>
-__global__ void __launch_bounds__(kStatsThreads, 2) stats_fused_kernel(FrameGeometry g, StatsPartial* partials,
+constexpr int kStatsMinBlocks = sizeof(typename In::T) == 2 ? 4 : 2;
+
+// The L2 policy of the statistics pass's loads (v16): groups before `head_groups` are read with
+// an evict-first policy, the frame's last kStatsL2Keep of the L2's size with the normal one.
+// Evict-first lines are replaced before the L2's other lines: the previous frame's dirty output
+// and the frame's end stay, the end for the map pass (which walks backwards and reads it first).
+// 4K half RGBA, H100 (bench/NOTES.md v16), frame / statistics in the stream / map, ms: no policy
+// 0.0700 / 0.0337 / 0.0390; keep 0: 0.0700 / 0.0309 / 0.0415; 0.3: 0.0689 / 0.0314 / 0.0402;
+// 0.45: 0.0688 / 0.0321 / 0.0394; 0.6: 0.0693 / 0.0329 / 0.0390; 0.8: 0.0701.
+constexpr double kStatsL2Keep = 0.45;
+
+__device__ __forceinline__ unsigned long long l2_policy(bool evict_first) {
+  unsigned long long p;
+  if (evict_first) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  else asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+
+// load_raw with an L2 cache-policy hint (ld.global.nc.L2::cache_hint).
+template <class In>
+__device__ __forceinline__ bool load_raw_hint(const unsigned char* row, int x, int width, RawGroup<In>& r, unsigned long long policy) {
+  const unsigned char* p = row + static_cast<std::size_t>(x) * In::bytes;
+  if (x + kGroup <= width && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
+#pragma unroll
+    for (int i = 0; i < kGroup * In::bytes / 16; ++i) {
+      uint4 v;
+      asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+          : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+          : "l"(reinterpret_cast<const uint4*>(p) + i), "l"(policy));
+      r.w[i] = v;
+    }
+    return true;
+  }
+  return false;
+}
+
+template <class In>
+__global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fused_kernel(FrameGeometry g, StatsPartial* partials,
                                                                     DeviceFrame* frame, core::CurveParams params,
-                                                                    const float* hist_table) {
+                                                                    const float* hist_table, unsigned head_groups) {
   // The next kernel, when launched as a programmatic dependent (the map pass), may start its
   // blocks now; it waits for this grid's completion before reading results (cuda/pdl.cuh).
   trigger_dependents();
@@ -92,7 +136,7 @@ __global__ void __launch_bounds__(kStatsThreads, 2) stats_fused_kernel(FrameGeom
   int x = 0, y = 0;
   if (i < total) {
     group_coords(i, g.groups_per_row, x, y);
-    vec = load_raw<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, raw);
+    vec = load_raw_hint<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, raw, l2_policy(i < head_groups));
   }
   while (i < total) {
     const unsigned j = i + step;
@@ -101,7 +145,7 @@ __global__ void __launch_bounds__(kStatsThreads, 2) stats_fused_kernel(FrameGeom
     int xn = 0, yn = 0;
     if (j < total) {
       group_coords(j, g.groups_per_row, xn, yn);
-      next_vec = load_raw<In>(g.in + static_cast<std::size_t>(yn) * g.in_stride, xn, g.width, next);
+      next_vec = load_raw_hint<In>(g.in + static_cast<std::size_t>(yn) * g.in_stride, xn, g.width, next, l2_policy(j < head_groups));
     }
     float v[kGroup * In::channels];
     if (vec) decode_raw<In>(raw, v);
@@ -433,7 +477,8 @@ Status launch_stats_for(StatsAlgorithm algo, const FrameGeometry& g, const Stats
       return {};
     }
     case StatsAlgorithm::fused: {
-      stats_fused_kernel<In><<<sc.fused_grid, kStatsThreads, 0, s>>>(g, sc.partials, frame, params, hist_table);
+      stats_fused_kernel<In><<<sc.fused_grid, kStatsThreads, 0, s>>>(g, sc.partials, frame, params, hist_table,
+                                                                     sc.fused_head_groups);
       TK_CUDA_CHECK_LAUNCH("stats_fused_kernel");
       return {};
     }
@@ -480,6 +525,11 @@ Status sizes_for(long long total_groups, int sm_count, StatsScratchSizes& z, int
   if (per_sm < 1) per_sm = 1;
   const long long needed = (total_groups + kStatsThreads - 1) / kStatsThreads;
   z.fused_grid = static_cast<int>(std::max<long long>(1, std::min<long long>(needed, static_cast<long long>(per_sm) * sm_count)));
+  int device = 0, l2_bytes = 0;
+  TK_CUDA_CHECK(cudaGetDevice(&device));
+  TK_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  const long long keep_groups = static_cast<long long>(kStatsL2Keep * l2_bytes) / (kGroup * In::bytes);
+  z.fused_head_groups = static_cast<unsigned>(std::max<long long>(0, total_groups - keep_groups));
   // bulk: blocks per SM as the pipeline's shared memory allows, at most one per whole chunk.
   TK_CUDA_CHECK(cudaFuncSetAttribute(stats_bulk_kernel<In>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(bulk_smem_bytes<In>())));

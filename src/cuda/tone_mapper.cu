@@ -106,6 +106,7 @@ struct ToneMapper::Impl {
     if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z, cfg.stats_blocks_per_sm); !s.ok())
       return s;
     stats.fused_grid = z.fused_grid;
+    stats.fused_head_groups = z.fused_head_groups;
     stats.bulk_grid = z.bulk_grid;
     stats.async_grid = z.async_grid;
     stats.cub_temp_bytes = z.cub_temp_bytes;

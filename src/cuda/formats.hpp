@@ -28,13 +28,16 @@ struct RawGroup {
 };
 
 // Loads the group's words when the group is whole and 16-byte aligned; false otherwise (then
-// load_group's scalar path reads it).
+// load_group's scalar path reads it). Through the read-only path, or with `evict_first` as
+// streaming loads (ld.global.cs: lines allocated evict-first in L1 and L2; the statistics pass's
+// L2 policy, stats_kernels.cu v16).
 template <class In>
-__device__ __forceinline__ bool load_raw(const unsigned char* row, int x, int width, RawGroup<In>& r) {
+__device__ __forceinline__ bool load_raw(const unsigned char* row, int x, int width, RawGroup<In>& r, bool evict_first = false) {
   const unsigned char* p = row + static_cast<std::size_t>(x) * In::bytes;
   if (x + kGroup <= width && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
 #pragma unroll
-    for (int i = 0; i < kGroup * In::bytes / 16; ++i) r.w[i] = __ldg(reinterpret_cast<const uint4*>(p) + i);
+    for (int i = 0; i < kGroup * In::bytes / 16; ++i)
+      r.w[i] = evict_first ? __ldcs(reinterpret_cast<const uint4*>(p) + i) : __ldg(reinterpret_cast<const uint4*>(p) + i);
     return true;
   }
   return false;

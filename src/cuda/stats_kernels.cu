@@ -76,46 +76,21 @@ __device__ void finish_by_last_block(const StatsPartial& mine, StatsPartial* par
 }
 
 // Blocks per SM the fused kernel is compiled for. ptxas' own choice (52-61 registers) fits 4
-// blocks of 256 threads per SM (not the 5 bench/NOTES.md assumed up to session 4). Forcing 5
-// (48 registers) gained 0.3 us at 4K for half input without the L2 policy below, but with it the
-// half kernel spills 10 bytes and runs 2.6x slower (v16; v7: an 8-byte spill made the float-RGB
-// pass 2.2x slower), so: 4.
+// blocks of 256 threads per SM (not the 5 bench/NOTES.md assumed up to session 4); 5 for half
+// input (48 registers, no spill: -0.2 to -0.3 us at 4K, v15b/v16), 2 for float input, whose
+// kernels spill at 48 registers (v7: an 8-byte spill made the float-RGB pass 2.2x slower; v16: a
+// 10-byte spill, 2.6x).
 template <class In>
-constexpr int kStatsMinBlocks = sizeof(typename In::T) == 2 ? 4 : 2;
+constexpr int kStatsMinBlocks = sizeof(typename In::T) == 2 ? 5 : 2;
 
 // The L2 policy of the statistics pass's loads (v16): groups before `head_groups` are read with
-// an evict-first policy, the frame's last kStatsL2Keep of the L2's size with the normal one.
-// Evict-first lines are replaced before the L2's other lines: the previous frame's dirty output
-// and the frame's end stay, the end for the map pass (which walks backwards and reads it first).
-// 4K half RGBA, H100 (bench/NOTES.md v16), frame / statistics in the stream / map, ms: no policy
-// 0.0700 / 0.0337 / 0.0390; keep 0: 0.0700 / 0.0309 / 0.0415; 0.3: 0.0689 / 0.0314 / 0.0402;
-// 0.45: 0.0688 / 0.0321 / 0.0394; 0.6: 0.0693 / 0.0329 / 0.0390; 0.8: 0.0701.
+// evict-first loads, the frame's last kStatsL2Keep of the L2's size with the normal read-only
+// ones. Evict-first lines are replaced before the L2's other lines: the previous frame's dirty
+// output and the frame's end stay, the end for the map pass (which walks backwards and reads it
+// first). 4K half RGBA, H100 (bench/NOTES.md v16), frame / statistics in the stream / map, ms:
+// no policy 0.0700 / 0.0337 / 0.0390; keep 0: 0.0700 / 0.0309 / 0.0415; 0.3: 0.0689 / 0.0314 /
+// 0.0402; 0.45: 0.0688 / 0.0321 / 0.0394; 0.6: 0.0693 / 0.0329 / 0.0390; 0.8: 0.0701.
 constexpr double kStatsL2Keep = 0.45;
-
-__device__ __forceinline__ unsigned long long l2_policy(bool evict_first) {
-  unsigned long long p;
-  if (evict_first) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  else asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-
-// load_raw with an L2 cache-policy hint (ld.global.nc.L2::cache_hint).
-template <class In>
-__device__ __forceinline__ bool load_raw_hint(const unsigned char* row, int x, int width, RawGroup<In>& r, unsigned long long policy) {
-  const unsigned char* p = row + static_cast<std::size_t>(x) * In::bytes;
-  if (x + kGroup <= width && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
-#pragma unroll
-    for (int i = 0; i < kGroup * In::bytes / 16; ++i) {
-      uint4 v;
-      asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-          : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-          : "l"(reinterpret_cast<const uint4*>(p) + i), "l"(policy));
-      r.w[i] = v;
-    }
-    return true;
-  }
-  return false;
-}
 
 template <class In>
 __global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fused_kernel(FrameGeometry g, StatsPartial* partials,
@@ -136,7 +111,7 @@ __global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fuse
   int x = 0, y = 0;
   if (i < total) {
     group_coords(i, g.groups_per_row, x, y);
-    vec = load_raw_hint<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, raw, l2_policy(i < head_groups));
+    vec = load_raw<In>(g.in + static_cast<std::size_t>(y) * g.in_stride, x, g.width, raw, i < head_groups);
   }
   while (i < total) {
     const unsigned j = i + step;
@@ -145,7 +120,7 @@ __global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fuse
     int xn = 0, yn = 0;
     if (j < total) {
       group_coords(j, g.groups_per_row, xn, yn);
-      next_vec = load_raw_hint<In>(g.in + static_cast<std::size_t>(yn) * g.in_stride, xn, g.width, next, l2_policy(j < head_groups));
+      next_vec = load_raw<In>(g.in + static_cast<std::size_t>(yn) * g.in_stride, xn, g.width, next, j < head_groups);
     }
     float v[kGroup * In::channels];
     if (vec) decode_raw<In>(raw, v);

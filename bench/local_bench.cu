@@ -79,6 +79,22 @@ std::vector<std::uint16_t> make_half_frame(int w, int h, unsigned seed) {
   return out;
 }
 
+// Float planes of uniform noise in [lo, hi), as many copies as keep the rotation above L2 (at
+// least 2); the caller frees them.
+std::vector<float*> random_planes(int w, int h, unsigned seed, float lo, float hi) {
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  std::vector<float*> planes(std::max<int>(2, static_cast<int>((120u << 20) / (n * 4)) + 1));
+  std::vector<float> host(n);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (float& v : host) v = u(rng);
+  for (float*& p : planes) {
+    CK(cudaMalloc(&p, n * 4));
+    CK(cudaMemcpy(p, host.data(), n * 4, cudaMemcpyHostToDevice));
+  }
+  return planes;
+}
+
 void bench_ops(int w, int h) {
   const std::size_t in_bytes = static_cast<std::size_t>(w) * h * 8, out_bytes = static_cast<std::size_t>(w) * h * 4;
   const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / in_bytes) + 1);
@@ -145,16 +161,8 @@ void bench_ops(int w, int h) {
 // truncate 4), FFT (cuFFT, BlurEngine) and Young & van Vliet's recursive filter (sigma >= 0.5).
 void bench_gauss_study(int w, int h) {
   const std::size_t n = static_cast<std::size_t>(w) * h;
-  const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / (n * 4)) + 1);
-  std::vector<float*> planes(rotate);
-  std::vector<float> host(n);
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  for (float& v : host) v = u(rng);
-  for (float*& p : planes) {
-    CK(cudaMalloc(&p, n * 4));
-    CK(cudaMemcpy(p, host.data(), n * 4, cudaMemcpyHostToDevice));
-  }
+  const std::vector<float*> planes = random_planes(w, h, 5, 0.0f, 1.0f);
+  const int rotate = static_cast<int>(planes.size());
   float *out = nullptr, *tmp = nullptr, *tmp2 = nullptr;
   CK(cudaMalloc(&out, n * 4));
   CK(cudaMalloc(&tmp, n * 4));
@@ -188,16 +196,8 @@ void bench_gauss_study(int w, int h) {
 
 void bench_sat(int w, int h) {
   const std::size_t n = static_cast<std::size_t>(w) * h;
-  const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / (n * 4)) + 1);
-  std::vector<float*> planes(rotate);
-  std::vector<float> host(n);
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(0.01f, 100.0f);
-  for (float& v : host) v = u(rng);
-  for (float*& p : planes) {
-    CK(cudaMalloc(&p, n * 4));
-    CK(cudaMemcpy(p, host.data(), n * 4, cudaMemcpyHostToDevice));
-  }
+  const std::vector<float*> planes = random_planes(w, h, 3, 0.01f, 100.0f);
+  const int rotate = static_cast<int>(planes.size());
   double* table = nullptr;
   CK(cudaMalloc(&table, sat::table_entries(w, h) * sizeof(double)));
   cuda_local::SatWork work;

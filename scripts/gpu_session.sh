@@ -43,18 +43,26 @@ fi
 if [[ $what == all || $what == profile ]]; then
   NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   if [[ -x $NCU ]]; then
+    # ncu_run LOG KERNELS SKIP COUNT METRICS BINARY KEEP SECTION...: profile BINARY --profile, print KEEP lines
+    ncu_run() {
+      local log=$1 kernels=$2 skip=$3 count=$4 metrics=$5 bin=$6 keep=$7
+      shift 7
+      local sections=()
+      for sec in "$@"; do sections+=(--section "$sec"); done
+      timeout 120 $NCU --kernel-name regex:"$kernels" --launch-skip "$skip" --launch-count "$count" "${sections[@]}" \
+        --metrics "$metrics" "$bin" --profile >"$OUT/$log" 2>&1
+      grep -E "$keep" "$OUT/$log" | head -40
+    }
     echo "== ncu: statistics and map kernels, 4K half RGBA -> RGBA8 reinhard"
-    timeout 120 $NCU --kernel-name regex:'stats_fused|map_kernel' --launch-skip 4 --launch-count 2 \
-      --section SpeedOfLight --section LaunchStats --section Occupancy --section InstructionStats \
-      --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
-      $B/tonekit_bench --profile >"$OUT/ncu.log" 2>&1
-    grep -E "stats_fused|map_kernel|Duration|DRAM Throughput|Compute \(SM\)|inst_executed|dram__bytes|Achieved Occupancy|Waves Per SM|Registers Per|Issue Slots|Executed Ipc A" "$OUT/ncu.log" | head -40
+    ncu_run ncu.log 'stats_fused|map_kernel' 4 2 \
+      smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum $B/tonekit_bench \
+      "stats_fused|map_kernel|Duration|DRAM Throughput|Compute \(SM\)|inst_executed|dram__bytes|Achieved Occupancy|Waves Per SM|Registers Per|Issue Slots|Executed Ipc A" \
+      SpeedOfLight LaunchStats Occupancy InstructionStats
     echo "== ncu: reinhard-sat tile-local map kernel, 4K"
-    timeout 120 $NCU --kernel-name regex:'sat_tile_map' --launch-skip 2 --launch-count 1 \
-      --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
-      --metrics smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_bytes.sum,smsp__inst_executed_pipe_fp64.sum \
-      $B/tonekit_local_bench --profile >"$OUT/ncu_local.log" 2>&1
-    grep -E "sat_tile_map|Duration|Throughput|inst_executed|bytes|Achieved Occupancy|Stall|Block Limit|Warp Cycles" "$OUT/ncu_local.log" | head -40
+    ncu_run ncu_local.log sat_tile_map 2 1 \
+      smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_bytes.sum,smsp__inst_executed_pipe_fp64.sum $B/tonekit_local_bench \
+      "sat_tile_map|Duration|Throughput|inst_executed|bytes|Achieved Occupancy|Stall|Block Limit|Warp Cycles" \
+      SpeedOfLight Occupancy WarpStateStats MemoryWorkloadAnalysis
   else
     echo "no ncu on this machine"
   fi

@@ -23,12 +23,30 @@ struct StatsPartial {
   unsigned nan, inf, negative;
 };
 
+// Grid-wide totals of the one-launch statistics kernels (fused, bulk, async): one atomic per
+// block and field, then the last block (ticket) reads them, finishes the frame and zeroes them.
+// All zero is the empty state, so the fields are coded for that: the log-sum in fixed point
+// (two's complement, units of 2^-kLogSumFracBits; integer adds in any order give the same total:
+// deterministic), min and smallest positive as the complement of their bit patterns under an
+// unsigned max (luminance is >= 0: its bits order as unsigned integers), max as its bits.
+struct StatsAccumulator {
+  unsigned long long log_sum_fixed;
+  unsigned min_complement, max_bits, min_positive_complement;
+  unsigned nan, inf, negative;
+  unsigned log_sum_infinite;  // a block's log-sum was +Inf (a luminance rounded up to Inf): the total is +Inf
+  unsigned ticket;
+};
+// |log-sum| <= 2^28 pixels (kMaxImagePixels) x 88.8 (ln FLT_MAX) < 2^35: 2^26 units keep it
+// below 2^61. Each block's rounding (<= 2^-27) moves the log-sum by less than 2^-27 x blocks:
+// the log-average of a 1-pixel frame by 7.5e-9 relative, of a 4K frame (660 blocks) by 6e-13.
+constexpr int kLogSumFracBits = 26;
+
 // Device-resident result of a frame: the statistics and the curve constants derived from them
 // on the device (core::make_curve_settings_hd), read by the map kernel.
 struct DeviceFrame {
   FrameStats stats;
   core::CurveSettings curve;
-  unsigned ticket;  // last-block detection of the fused statistics kernel; back to 0 after use
+  StatsAccumulator acc;  // zero between frames
 };
 
 struct FrameGeometry {
@@ -50,13 +68,14 @@ struct MapColour {
 
 // Scratch of the statistics variants, sized once by stats_scratch_sizes().
 struct StatsScratch {
-  StatsPartial* partials = nullptr;   // fused, mjp: one per block; harris: first pass
+  StatsPartial* partials = nullptr;   // mjp: one per block; harris: first pass
   StatsPartial* partials2 = nullptr;  // harris: ping-pong
   StatsPartial* total = nullptr;      // cub: the reduced value
   void* cub_temp = nullptr;
   std::size_t cub_temp_bytes = 0;
   int fused_grid = 0;  // blocks of the fused and mjp kernels
   unsigned fused_head_groups = 0;  // fused: groups read with the L2 evict-first policy (stats_kernels.cu, v16)
+  int flat_grid = 0;   // blocks of the fused kernel's flat form (packed frames)
   int bulk_grid = 0;   // blocks of the bulk (TMA pipeline) kernel
   int async_grid = 0;  // blocks of the async (per-thread cp.async pipeline) kernel
 };
@@ -73,6 +92,7 @@ struct StatsScratchSizes {
   std::size_t partials = 0, partials2 = 0, cub_temp_bytes = 0;
   int fused_grid = 0;
   unsigned fused_head_groups = 0;
+  int flat_grid = 0;
   int bulk_grid = 0;
   int async_grid = 0;
 };

@@ -1,8 +1,10 @@
 // Frame statistics on the device (architecture.md stage 1; thesis ch. 5.2, average-luminance
 // seed): luminance, log-sum, min, max, smallest positive, NaN/Inf/negative counts.
-//  - fused (default): one launch, persistent grid, 16-byte loads, block totals in double, the
-//    last block to finish (atomic ticket) reduces the block totals in a fixed order and derives
-//    the curve constants on the device: no host round trip, deterministic.
+//  - fused (default): one launch, persistent grid, 16-byte loads, block totals in double, added
+//    into the frame's totals by integer atomics (fixed-point log-sum); the last block to finish
+//    (atomic ticket) derives the curve constants on the device: no host round trip,
+//    deterministic. Packed half/float RGBA frames take its flat form (several groups per thread
+//    in flight), strided frames and float RGB its row form.
 //  - harris: the multi-pass shared-memory tree of Harris, "Optimizing parallel reduction in
 //    CUDA" (first add during load, sequential addressing), one launch per level + finish.
 //  - mjp: vectorised, several pixels of two rows per thread (the 2x2-per-thread idea of the
@@ -28,51 +30,45 @@ __device__ __forceinline__ void group_coords(unsigned g, unsigned groups_per_row
   x = static_cast<int>(g - q * groups_per_row) * kGroup;
 }
 
-// The last block reduces all block partials in a fixed order and finishes the frame.
-__device__ void finish_by_last_block(const StatsPartial& mine, StatsPartial* partials, DeviceFrame* frame,
-                                     unsigned long long pixel_count, const core::CurveParams& params,
-                                     const float* hist_table) {
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = mine;
-    // Release (this block's partial) and acquire (every earlier block's) in the ticket's RMW
-    // itself, instead of two full fences (v15); the barrier below carries thread 0's acquire to
-    // the block, whose loads of the partials are L2 (ld.cg) loads.
-    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ticket(frame->ticket);
-    is_last = ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) == gridDim.x - 1;
+// The grid-wide finish of the one-launch kernels (v20): thread 0 of each block adds its block's
+// total into frame->acc with one atomic per field (counts only when non-zero), then takes a
+// ticket; the last block's thread 0 reads the totals, finishes the frame and zeroes them. Until
+// v19 each block stored a partial and the last block loaded all of them (an L2 round trip) and
+// reduced them across the block; the atomics take neither, though the 4K time did not move
+// (bench/NOTES.md v20). Integer atomics leave the totals independent of the order blocks arrive
+// in, as the fixed-order reduction was.
+__device__ void finish_by_last_block(const StatsPartial& mine, DeviceFrame* frame, unsigned long long pixel_count,
+                                     const core::CurveParams& params, const float* hist_table) {
+  if (threadIdx.x != 0) return;
+  StatsAccumulator& acc = frame->acc;
+  if (isinf(mine.log_sum)) {
+    atomicOr(&acc.log_sum_infinite, 1u);
+  } else {
+    const long long fixed = __double2ll_rn(ldexp(mine.log_sum, kLogSumFracBits));
+    atomicAdd(&acc.log_sum_fixed, static_cast<unsigned long long>(fixed));  // two's complement
   }
-  __syncthreads();
-  if (!is_last) return;
-  // Each thread's partials (i = tid, tid + blockDim, ...: the same fixed order as before) are
-  // loaded kFinishBatch at a time before any is combined: one L2 round trip per batch instead of
-  // one per partial (v14: the 528-660 partials of 4-5 blocks per SM were 3 dependent round trips).
-  constexpr int kFinishBatch = 4;
-  StatsPartial p = identity_partial();
-  for (unsigned base = threadIdx.x; base < gridDim.x; base += kFinishBatch * blockDim.x) {
-    StatsPartial q[kFinishBatch];
-#pragma unroll
-    for (int k = 0; k < kFinishBatch; ++k) {
-      const unsigned i = base + k * blockDim.x;
-      if (i < gridDim.x) {
-        q[k].log_sum = __ldcg(&partials[i].log_sum);
-        q[k].min = __ldcg(&partials[i].min);
-        q[k].max = __ldcg(&partials[i].max);
-        q[k].min_positive = __ldcg(&partials[i].min_positive);
-        q[k].nan = __ldcg(&partials[i].nan);
-        q[k].inf = __ldcg(&partials[i].inf);
-        q[k].negative = __ldcg(&partials[i].negative);
-      } else {
-        q[k] = identity_partial();
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kFinishBatch; ++k) combine(p, q[k]);
-  }
-  p = block_reduce<kStatsThreads>(p);
-  if (threadIdx.x == 0) {
-    finalise_frame(p, pixel_count, frame, params, hist_table);
-    frame->ticket = 0;  // ready for the next frame
-  }
+  // Luminance is >= 0; the mask turns a -0 into +0 so that the bit patterns order as unsigned.
+  atomicMax(&acc.min_complement, ~(__float_as_uint(mine.min) & 0x7FFFFFFFu));
+  atomicMax(&acc.max_bits, __float_as_uint(mine.max) & 0x7FFFFFFFu);
+  atomicMax(&acc.min_positive_complement, ~__float_as_uint(mine.min_positive));
+  if (mine.nan) atomicAdd(&acc.nan, mine.nan);
+  if (mine.inf) atomicAdd(&acc.inf, mine.inf);
+  if (mine.negative) atomicAdd(&acc.negative, mine.negative);
+  // Release (this block's atomics) and acquire (every earlier block's) in the ticket's RMW.
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ticket(acc.ticket);
+  if (ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) != gridDim.x - 1) return;
+  StatsPartial t;
+  const unsigned long long fixed = __ldcg(&acc.log_sum_fixed);
+  t.log_sum = __ldcg(&acc.log_sum_infinite) ? static_cast<double>(INFINITY)
+                                             : ldexp(static_cast<double>(static_cast<long long>(fixed)), -kLogSumFracBits);
+  t.min = __uint_as_float(~__ldcg(&acc.min_complement));
+  t.max = __uint_as_float(__ldcg(&acc.max_bits));
+  t.min_positive = __uint_as_float(~__ldcg(&acc.min_positive_complement));
+  t.nan = __ldcg(&acc.nan);
+  t.inf = __ldcg(&acc.inf);
+  t.negative = __ldcg(&acc.negative);
+  acc = StatsAccumulator{};  // ready for the next frame (the next launch orders these stores)
+  finalise_frame(t, pixel_count, frame, params, hist_table);
 }
 
 // Blocks per SM the fused kernel is compiled for. ptxas' own choice (52-61 registers) fits 4
@@ -93,7 +89,7 @@ constexpr int kStatsMinBlocks = sizeof(typename In::T) == 2 ? 5 : 2;
 constexpr double kStatsL2Keep = 0.45;
 
 template <class In>
-__global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fused_kernel(FrameGeometry g, StatsPartial* partials,
+__global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fused_kernel(FrameGeometry g,
                                                                     DeviceFrame* frame, core::CurveParams params,
                                                                     const float* hist_table, unsigned head_groups) {
   // The next kernel, when launched as a programmatic dependent (the map pass), may start its
@@ -133,7 +129,88 @@ __global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fuse
     i = j;
   }
   acc = block_reduce<kStatsThreads>(acc);
-  finish_by_last_block(acc, partials, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+  finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+}
+
+// ---- fused, flat: packed frames, several groups in flight per thread (v21) ----
+// The row kernel above is bound by the latency of its loads (ncu: 77 % of its stall cycles wait
+// on them), with one group per thread in flight while it reduces the previous one: at 4K half
+// RGBA 12 rounds of 40 KB per SM. More groups per thread in that kernel cost registers and
+// blocks per SM (v9). A packed frame (stride = width x pixel bytes, 16-byte aligned) is one flat
+// array of pixels, which frees the loop of rows, columns and the division per group, and lets
+// each thread take kStatsFlatGroups<In> groups a round: 32 lanes x G groups x kWords 16-byte
+// words form a unit, read as G x kWords loads of 512 contiguous bytes (lane t: words t, 32 + t,
+// ...; which pixels a thread reduces does not change the statistics). Only whole units go
+// through the loop; the < 32 x G x kGroup pixels past the last one go to the last block as one
+// short "row". For pixel sizes that divide 16 bytes (half and float RGBA); float RGB keeps the
+// row kernel. 4K half RGBA, clean L2 (bench/NOTES.md v21): G = 1 (5 blocks per SM) 0.0283 ms as
+// the row kernel; G = 2 (4 blocks) 0.0276-0.0278; G = 3 (3 blocks) 0.0277-0.0278; G = 4 (2 blocks)
+// 0.0276, and the best at 1080p (0.0121 against 0.0125-0.0128) and 8K.
+template <class In>
+constexpr bool kFlatStats = (16 % In::bytes) == 0;
+template <class In>
+constexpr int kStatsFlatGroups = sizeof(typename In::T) == 2 ? 4 : 2;  // float RGBA: 4 x 64-byte groups would spill
+template <class In>
+constexpr int kStatsFlatMinBlocks = 2;
+static_assert(32 * kStatsFlatGroups<InF16x4> <= kStatsThreads && 32 * kStatsFlatGroups<InF32x4> <= kStatsThreads,
+              "the last block takes the pixels past the last unit, kGroup per thread");
+
+template <class In>
+struct FlatItem {
+  RawGroup<In> g[kStatsFlatGroups<In>];
+};
+
+template <class In>
+__device__ __forceinline__ void load_item(const uint4* words, unsigned j, FlatItem<In>& r, bool evict_first) {
+  constexpr int kWords = kGroup * In::bytes / 16, G = kStatsFlatGroups<In>;
+  const uint4* p = words + static_cast<std::size_t>(j & ~31u) * (G * kWords) + (j & 31u);
+#pragma unroll
+  for (int q = 0; q < G; ++q)
+#pragma unroll
+    for (int k = 0; k < kWords; ++k) {
+      const uint4* a = p + 32 * (q * kWords + k);
+      r.g[q].w[k] = evict_first ? __ldcs(a) : __ldg(a);
+    }
+}
+
+template <class In>
+__global__ void __launch_bounds__(kStatsThreads, kStatsFlatMinBlocks<In>) stats_flat_kernel(FrameGeometry g,
+                                                                    DeviceFrame* frame, core::CurveParams params,
+                                                                    const float* hist_table, unsigned head_groups,
+                                                                    unsigned total) {
+  trigger_dependents();  // the map pass may start loading its pixels (cuda/pdl.cuh)
+  const uint4* words = reinterpret_cast<const uint4*>(g.in);
+  StatsPartial acc = identity_partial();
+  const unsigned step = gridDim.x * blockDim.x;
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned head_items = head_groups / kStatsFlatGroups<In>;
+  FlatItem<In> raw{};
+  if (i < total) load_item<In>(words, i, raw, i < head_items);
+  while (i < total) {  // software pipelined as the row kernel (v6)
+    const unsigned j = i + step;
+    FlatItem<In> next{};
+    if (j < total) load_item<In>(words, j, next, j < head_items);
+#pragma unroll
+    for (int q = 0; q < kStatsFlatGroups<In>; ++q) {
+      float v[kGroup * In::channels];
+      decode_raw<In>(raw.g[q], v);
+      combine(acc, group_stats_values<In>(v, 0, kGroup));
+    }
+    raw = next;
+    i = j;
+  }
+  if (blockIdx.x == gridDim.x - 1) {
+    const unsigned long long done_px = static_cast<unsigned long long>(total) * kStatsFlatGroups<In> * kGroup;
+    const int tail = static_cast<int>(static_cast<unsigned long long>(g.width) * g.height - done_px);
+    const int x = static_cast<int>(threadIdx.x) * kGroup;
+    if (x < tail) {
+      float v[kGroup * In::channels];
+      load_group<In>(g.in + done_px * In::bytes, x, tail, v);
+      combine(acc, group_stats_values<In>(v, x, tail));
+    }
+  }
+  acc = block_reduce<kStatsThreads>(acc);
+  finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
 }
 
 // ---- bulk: TMA bulk copies into a shared-memory pipeline (sm_90) ----
@@ -173,7 +250,7 @@ __device__ __forceinline__ void mbarrier_wait_parity(std::uint32_t bar, std::uin
 }
 
 template <class In>
-__global__ void __launch_bounds__(kStatsThreads) stats_bulk_kernel(FrameGeometry g, StatsPartial* partials,
+__global__ void __launch_bounds__(kStatsThreads) stats_bulk_kernel(FrameGeometry g,
                                                                    DeviceFrame* frame, core::CurveParams params,
                                                                    const float* hist_table, long long chunks) {
   trigger_dependents();  // the map pass may start loading its pixels (cuda/pdl.cuh)
@@ -234,7 +311,7 @@ __global__ void __launch_bounds__(kStatsThreads) stats_bulk_kernel(FrameGeometry
     }
   }
   acc = block_reduce<kStatsThreads>(acc);
-  finish_by_last_block(acc, partials, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+  finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
 }
 
 // ---- async: a per-thread cp.async pipeline (sm_80+) ----
@@ -271,7 +348,7 @@ __device__ __forceinline__ void stats_cp_async_wait() {
 }
 
 template <class In>
-__global__ void __launch_bounds__(kStatsThreads, 2) stats_async_kernel(FrameGeometry g, StatsPartial* partials,
+__global__ void __launch_bounds__(kStatsThreads, 2) stats_async_kernel(FrameGeometry g,
                                                                     DeviceFrame* frame, core::CurveParams params,
                                                                     const float* hist_table) {
   trigger_dependents();  // the map pass may start loading its pixels (cuda/pdl.cuh)
@@ -322,7 +399,7 @@ __global__ void __launch_bounds__(kStatsThreads, 2) stats_async_kernel(FrameGeom
   }
   stats_cp_async_wait<0>();  // no copy outlives the block
   acc = block_reduce<kStatsThreads>(acc);
-  finish_by_last_block(acc, partials, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+  finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
 }
 
 template <class In>
@@ -439,20 +516,29 @@ Status launch_stats_for(StatsAlgorithm algo, const FrameGeometry& g, const Stats
       if (bulk_applicable<In>(g)) {
         const long long chunks = static_cast<long long>(g.width) * g.height / (kStatsThreads * kGroup);
         const int grid = static_cast<int>(std::max<long long>(1, std::min<long long>(chunks, sc.bulk_grid)));
-        stats_bulk_kernel<In><<<grid, kStatsThreads, bulk_smem_bytes<In>(), s>>>(g, sc.partials, frame, params,
+        stats_bulk_kernel<In><<<grid, kStatsThreads, bulk_smem_bytes<In>(), s>>>(g, frame, params,
                                                                                  hist_table, chunks);
         TK_CUDA_CHECK_LAUNCH("stats_bulk_kernel");
         return {};
       }
       [[fallthrough]];  // strided or unaligned frames: the fused kernel
     case StatsAlgorithm::async: {
-      stats_async_kernel<In><<<sc.async_grid, kStatsThreads, async_smem_bytes<In>(), s>>>(g, sc.partials, frame, params,
+      stats_async_kernel<In><<<sc.async_grid, kStatsThreads, async_smem_bytes<In>(), s>>>(g, frame, params,
                                                                                         hist_table);
       TK_CUDA_CHECK_LAUNCH("stats_async_kernel");
       return {};
     }
     case StatsAlgorithm::fused: {
-      stats_fused_kernel<In><<<sc.fused_grid, kStatsThreads, 0, s>>>(g, sc.partials, frame, params, hist_table,
+      if constexpr (kFlatStats<In>) {
+        if (bulk_applicable<In>(g)) {  // packed and aligned: the flat kernel
+          const unsigned units = static_cast<unsigned>(pixels / (32 * kStatsFlatGroups<In> * kGroup));
+          stats_flat_kernel<In><<<sc.flat_grid, kStatsThreads, 0, s>>>(g, frame, params, hist_table,
+                                                                        sc.fused_head_groups, units * 32u);
+          TK_CUDA_CHECK_LAUNCH("stats_flat_kernel");
+          return {};
+        }
+      }
+      stats_fused_kernel<In><<<sc.fused_grid, kStatsThreads, 0, s>>>(g, frame, params, hist_table,
                                                                      sc.fused_head_groups);
       TK_CUDA_CHECK_LAUNCH("stats_fused_kernel");
       return {};
@@ -505,6 +591,14 @@ Status sizes_for(long long total_groups, int sm_count, StatsScratchSizes& z, int
   TK_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   const long long keep_groups = static_cast<long long>(kStatsL2Keep * l2_bytes) / (kGroup * In::bytes);
   z.fused_head_groups = static_cast<unsigned>(std::max<long long>(0, total_groups - keep_groups));
+  z.flat_grid = z.fused_grid;
+  if constexpr (kFlatStats<In>) {
+    int flat_per_sm = 0;
+    TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&flat_per_sm, stats_flat_kernel<In>, kStatsThreads, 0));
+    if (blocks_per_sm > 0) flat_per_sm = std::min(flat_per_sm, blocks_per_sm);
+    z.flat_grid = static_cast<int>(
+        std::max<long long>(1, std::min<long long>(needed, static_cast<long long>(std::max(flat_per_sm, 1)) * sm_count)));
+  }
   // bulk: blocks per SM as the pipeline's shared memory allows, at most one per whole chunk.
   TK_CUDA_CHECK(cudaFuncSetAttribute(stats_bulk_kernel<In>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(bulk_smem_bytes<In>())));
@@ -524,8 +618,7 @@ Status sizes_for(long long total_groups, int sm_count, StatsScratchSizes& z, int
   if (blocks_per_sm > 0) async_per_sm = std::min(async_per_sm, blocks_per_sm);
   z.async_grid = static_cast<int>(
       std::max<long long>(1, std::min<long long>(needed, static_cast<long long>(std::max(async_per_sm, 1)) * sm_count)));
-  z.partials = static_cast<std::size_t>(
-      std::max<long long>(harris1, std::max(z.fused_grid, std::max(z.bulk_grid, z.async_grid))));
+  z.partials = static_cast<std::size_t>(std::max<long long>(harris1, z.fused_grid));  // harris; mjp (fused grid)
   z.partials2 = static_cast<std::size_t>(std::max<long long>(harris2, 1));
   FrameGeometry g;
   g.total_groups = total_groups;

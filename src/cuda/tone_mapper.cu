@@ -107,6 +107,7 @@ struct ToneMapper::Impl {
       return s;
     stats.fused_grid = z.fused_grid;
     stats.fused_head_groups = z.fused_head_groups;
+    stats.flat_grid = z.flat_grid;
     stats.bulk_grid = z.bulk_grid;
     stats.async_grid = z.async_grid;
     stats.cub_temp_bytes = z.cub_temp_bytes;

@@ -342,6 +342,74 @@ TEST(GpuEdgeCases, test_gpu_flat_black_and_bad_frames) {
   }
 }
 
+// ---- the statistics' flat form: unit boundaries and the tail (stats_kernels.cu, v21) ----
+// Packed half and float RGBA frames are reduced in units of 32 threads x G groups (512 pixels
+// for half, 256 for float RGBA); the pixels past the last whole unit go to the last block. The
+// extremes and the bad pixels sit at the places a unit or tail bound would lose them: the first
+// pixel, the last pixel of the last whole unit, the first of the tail and the last pixel.
+TEST(GpuEdgeCases, test_gpu_stats_unit_boundaries) {
+  REQUIRE_GPU();
+  const Size sizes[] = {{511, 1}, {512, 1}, {513, 1}, {255, 1}, {257, 3}, {1023, 3}, {1024, 2}, {37, 29}};
+  for (InputFormat fmt : {InputFormat::rgba_f16, InputFormat::rgba_f32})
+    for (const Size sz : sizes) {
+      const std::size_t n = static_cast<std::size_t>(sz.w) * sz.h;
+      const std::size_t unit = fmt == InputFormat::rgba_f16 ? 512 : 256;
+      std::vector<float> px(n * 4, 0.5f);
+      auto set = [&](std::size_t i, float v) {
+        if (i < n)
+          for (int k = 0; k < 3; ++k) px[i * 4 + k] = v;
+      };
+      const std::size_t whole = n / unit * unit;  // pixels in whole units
+      set(0, 0.001f);
+      if (whole > 0) set(whole - 1, 3000.0f);  // the last pixel of the last whole unit
+      set(whole, NAN);                         // the first pixel of the tail
+      set(n - 1, 60000.0f);                    // the last pixel: the maximum
+      if (n > 2) set(n - 2, -1.0f);
+      check_against_cpu(make_frame(px, sz.w, sz.h, 4, fmt), "reinhard", {PixelType::u8, 4});
+    }
+}
+
+// The frame totals are integer atomics reset by the last block: the same frame gives bit-equal
+// statistics every time, and a frame's totals do not leak into the next one.
+TEST(GpuToneMapper, test_gpu_stats_repeatable_across_frames) {
+  REQUIRE_GPU();
+  const int w = 1931, h = 1087;
+  const Frame a = make_frame(random_pixels(w, h, 5, true), w, h, 4, InputFormat::rgba_f16);
+  const Frame b = make_frame(random_pixels(w, h, 6, false), w, h, 4, InputFormat::rgba_f16);
+  ToneMapperConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.input = InputFormat::rgba_f16;
+  cfg.output = {PixelType::u8, 4};
+  cfg.params = prepare_params("reinhard", {}).value();
+  auto mapper = ToneMapper::create(cfg);
+  ASSERT_TRUE(mapper.ok()) << mapper.status().message();
+  DeviceBuffers d;
+  CUDA_OK(cudaMalloc(&d.in, a.bytes.size()));
+  CUDA_OK(cudaMalloc(&d.out, static_cast<std::size_t>(w) * h * 4));
+  std::vector<FrameStats> seen;
+  for (const Frame* f : {&a, &b, &a, &a}) {
+    CUDA_OK(cudaMemcpy(d.in, f->bytes.data(), f->bytes.size(), cudaMemcpyHostToDevice));
+    ASSERT_TRUE(mapper.value()->process(d.in, f->stride, d.out, static_cast<std::size_t>(w) * 4, nullptr).ok());
+    CUDA_OK(cudaDeviceSynchronize());
+    FrameStats s;
+    ASSERT_TRUE(mapper.value()->read_stats(s).ok());
+    seen.push_back(s);
+  }
+  EXPECT_NE(seen[0].log_sum, seen[1].log_sum);  // two different frames
+  for (int i : {2, 3}) {
+    EXPECT_EQ(seen[i].log_sum, seen[0].log_sum) << "frame " << i;
+    EXPECT_EQ(seen[i].min_luminance, seen[0].min_luminance) << "frame " << i;
+    EXPECT_EQ(seen[i].max_luminance, seen[0].max_luminance) << "frame " << i;
+    EXPECT_EQ(seen[i].min_positive_luminance, seen[0].min_positive_luminance) << "frame " << i;
+    EXPECT_EQ(seen[i].nan_count, seen[0].nan_count) << "frame " << i;
+    EXPECT_EQ(seen[i].inf_count, seen[0].inf_count) << "frame " << i;
+    EXPECT_EQ(seen[i].negative_count, seen[0].negative_count) << "frame " << i;
+  }
+  EXPECT_GT(seen[0].nan_count + seen[0].inf_count + seen[0].negative_count, 0u);
+  EXPECT_EQ(seen[1].nan_count + seen[1].inf_count + seen[1].negative_count, 0u);
+}
+
 // ---- parameters change between frames on one mapper ----
 TEST(GpuToneMapper, test_gpu_set_params_between_frames) {
   REQUIRE_GPU();

@@ -102,6 +102,7 @@ struct LocalToneMapper::Impl {
     if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z); !s.ok()) return s;
     stats.fused_grid = z.fused_grid;
     stats.fused_head_groups = z.fused_head_groups;
+    stats.flat_grid = z.flat_grid;
     stats.bulk_grid = z.bulk_grid;
     stats.cub_temp_bytes = z.cub_temp_bytes;
     TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(cuda::DeviceFrame)));

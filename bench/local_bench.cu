@@ -114,8 +114,10 @@ void bench_ops(int w, int h) {
     SatPrecision prec;
     const char* set_scales;
     int tile_width = 64;
+    int tile_height = 32;
   };
   const Case cases[] = {
+      {"reinhard-sat tile-local 64x64", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 64, 64},
       {"reinhard-sat tile-local 64x32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 64},
       {"reinhard-sat tile-local 32x32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 32},
       {"reinhard-sat tiled-f32", "reinhard-sat", 0, DodgeVariant::global_loads, SatPrecision::tiled_f32_pairs, nullptr},
@@ -140,6 +142,7 @@ void bench_ops(int w, int h) {
     cfg.variant = c.variant;
     cfg.sat_auto = c.prec;
     cfg.tile_width = c.tile_width;
+    cfg.tile_height = c.tile_height;
     auto m = LocalToneMapper::create(cfg);
     if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(1); }
     LocalToneMapper& mapper = *m.value();

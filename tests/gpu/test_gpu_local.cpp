@@ -98,7 +98,8 @@ HostFrame make_frame(const std::vector<float>& px, int w, int h, int src_c, Inpu
 struct Options {
   DodgeVariant variant = DodgeVariant::readonly_cache;
   SatPrecision sat_auto = SatPrecision::tile_local_f64;  // LocalToneMapperConfig's default
-  int tile_width = 32;
+  int tile_width = 64;  // LocalToneMapperConfig's default tile: 64 x 64
+  int tile_height = 64;
   bool user_stream = false;
   int frames = 1;
 };
@@ -193,7 +194,7 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
                                       (params.get("sat") != 0 ? ""
                                        : o.sat_auto == SatPrecision::tiled_f32_pairs ? "(tiled pairs)"
                                        : o.sat_auto == SatPrecision::global_f64       ? "(global f64)"
-                                                                                      : "(tile-local " + std::to_string(o.tile_width) + ")")
+                                                                                      : "(tile-local " + std::to_string(o.tile_width) + "x" + std::to_string(o.tile_height) + ")")
                                 : "-") +
                            " " + dodge_variant_name(o.variant) + " " + input_format_name(f.fmt) + " -> " +
                            pixel_type_name(out_fmt.type) + "x" + std::to_string(out_fmt.channels) + " " +
@@ -213,6 +214,7 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
   cfg.variant = o.variant;
   cfg.sat_auto = o.sat_auto;
   cfg.tile_width = o.tile_width;
+  cfg.tile_height = o.tile_height;
   auto mapper = LocalToneMapper::create(cfg);
   ASSERT_TRUE(mapper.ok()) << mapper.status().message();
   OutputImage gpu;
@@ -316,9 +318,11 @@ TEST_P(GpuLocal, test_gpu_local_operators_match_cpu) {
   Options global;
   global.sat_auto = SatPrecision::global_f64;
   check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, global);
-  Options wide;  // the other tile shape of the tile-local tables
-  wide.tile_width = 64;
-  check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, wide);
+  Options other;  // the other tile shapes of the tile-local tables
+  other.tile_height = 32;
+  check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, other);
+  other.tile_width = 32;
+  check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, other);
 }
 
 TEST_P(GpuLocal, test_gpu_reinhard_sat_every_algorithm_and_variant) {
@@ -463,7 +467,13 @@ TEST(GpuLocalErrors, test_gpu_local_rejects_global_operator_and_bad_size) {
   auto bad_tile = LocalToneMapper::create(cfg);
   ASSERT_FALSE(bad_tile.ok());
   EXPECT_NE(bad_tile.status().message().find("tile_width"), std::string::npos) << bad_tile.status().message();
+  cfg.tile_width = 32;
+  cfg.tile_height = 64;  // 64 x 64 only
+  auto bad_height = LocalToneMapper::create(cfg);
+  ASSERT_FALSE(bad_height.ok());
+  EXPECT_NE(bad_height.status().message().find("tile_height"), std::string::npos) << bad_height.status().message();
   cfg.tile_width = 64;
+  cfg.tile_height = 32;
   cfg.width = 0;
   EXPECT_FALSE(LocalToneMapper::create(cfg).ok());
 }

@@ -404,17 +404,22 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
 // at most (TW + 38) x (TH + 38) values, so its rounding is ~1e-16 of a tile's sum (the global
 // table: ~1e-16 of the frame's sum, 2.3e-6 absolute at 8K): the same box means as the CPU's to
 // within float64 rounding. Cost: the region is read ((TW + 38)(TH + 38)) / (TW TH) times over
-// (4.8x for 32 x 32, 3.5x for 64 x 32), from L2 after the first touch.
+// (4.8x for 32 x 32, 3.5x for 64 x 32, 2.5x for 64 x 64), from L2 after the first touch. 64 x 64
+// (the default) runs 512 threads per block, two blocks (2 x 85 KB of table) per SM: 32 warps
+// against 64 x 32's 24 (3 x 57 KB), and 27 % less staging per pixel (bench/LOCAL_NOTES.md).
 template <int TW, int TH>
 struct TileDims {
   static constexpr int kRegionW = TW + 2 * kHalo, kRegionH = TH + 2 * kHalo;
+  // 8 pixels per thread for the large tiles (64 x 32: 256 threads, 64 x 64: 512), 4 for 32 x 32.
+  static constexpr int kThreads = TW * TH >= 4096 ? 512 : 256;
+  // Two 85 KB tables of 64 x 64 tiles fit an SM: <= 64 registers per thread for both blocks.
+  static constexpr int kMinBlocks = kThreads == 512 ? 2 : 1;
   // Row 0 and column 0 are the exclusive table's zeros. An odd pitch (in doubles) keeps the
   // per-row scans (one thread per row) free of bank conflicts.
   static constexpr int kPitch = (kRegionW + 1) % 2 == 1 ? kRegionW + 1 : kRegionW + 2;
   static constexpr int kRows = kRegionH + 1;
   static constexpr std::size_t kBytes = static_cast<std::size_t>(kRows) * kPitch * sizeof(double);
 };
-constexpr int kTileThreads = kBlockX * kBlockY;
 
 // One pixel's sanitised r, g, b, alpha with no branch on alignment (kVec: the frame's base and
 // stride allow one 8- / 16-byte load per pixel; the kernel checks that once), so that a batch of
@@ -481,7 +486,7 @@ __device__ __forceinline__ float load_luminance(const unsigned char* row, int x)
 template <class In, bool kVec, int TW, int TH>
 __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int y0, double* tile) {
   using D = TileDims<TW, TH>;
-  constexpr int kChunks = (D::kRegionW + 31) / 32, kWarps = kTileThreads / 32;
+  constexpr int kChunks = (D::kRegionW + 31) / 32, kWarps = D::kThreads / 32;
   constexpr int kRowsPerWarp = (D::kRegionH + kWarps - 1) / kWarps, kBatchRows = 3;
   const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
   int gx[kChunks];
@@ -515,8 +520,8 @@ template <class In, bool kVec, int TW, int TH>
 __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const core::LocalSettings& s, bool needed, int x0,
                                                 int y0, const double* tile) {
   using D = TileDims<TW, TH>;
-  constexpr int kPx = TW * TH / kTileThreads;
-  constexpr int kRowsPerPass = kTileThreads / TW;
+  constexpr int kPx = TW * TH / D::kThreads;
+  constexpr int kRowsPerPass = D::kThreads / TW;
   const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
   const int px = tid % TW, py0 = tid / TW;
   const int x = x0 + px;
@@ -553,7 +558,7 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
 }
 
 template <class In, int TW, int TH>
-__global__ void __launch_bounds__(kTileThreads) sat_tile_map_kernel(LocalMapArgs a) {
+__global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::kMinBlocks) sat_tile_map_kernel(LocalMapArgs a) {
   using D = TileDims<TW, TH>;
   extern __shared__ double tile[];  // D::kRows x D::kPitch
   const int x0 = static_cast<int>(blockIdx.x) * TW, y0 = static_cast<int>(blockIdx.y) * TH;
@@ -564,12 +569,12 @@ __global__ void __launch_bounds__(kTileThreads) sat_tile_map_kernel(LocalMapArgs
   // The table depends on the input only: it is built before the wait for the settings (the
   // kernel is a programmatic dependent launch, cuda/pdl.cuh), overlapping the statistics' tail.
   {
-    for (int i = tid; i < D::kPitch; i += kTileThreads) tile[i] = 0.0;
-    for (int i = tid; i < D::kRows; i += kTileThreads) tile[i * D::kPitch] = 0.0;
+    for (int i = tid; i < D::kPitch; i += D::kThreads) tile[i] = 0.0;
+    for (int i = tid; i < D::kRows; i += D::kThreads) tile[i * D::kPitch] = 0.0;
     if (vec) stage_region<In, true, TW, TH>(a, x0, y0, tile);
     else stage_region<In, false, TW, TH>(a, x0, y0, tile);
     __syncthreads();
-    for (int r = tid; r < D::kRegionH; r += kTileThreads) {  // row prefix sums, a thread per row
+    for (int r = tid; r < D::kRegionH; r += D::kThreads) {  // row prefix sums, a thread per row
       double* row = tile + (r + 1) * D::kPitch + 1;
       double acc = 0.0;
 #pragma unroll 8
@@ -579,7 +584,7 @@ __global__ void __launch_bounds__(kTileThreads) sat_tile_map_kernel(LocalMapArgs
       }
     }
     __syncthreads();
-    for (int c = tid; c < D::kRegionW; c += kTileThreads) {  // column prefix sums, a thread per column
+    for (int c = tid; c < D::kRegionW; c += D::kThreads) {  // column prefix sums, a thread per column
       double* col = tile + D::kPitch + 1 + c;
       double acc = 0.0;
 #pragma unroll 8
@@ -604,7 +609,7 @@ Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                        static_cast<int>(D::kBytes));
   TK_CUDA_CHECK(attr);
-  const dim3 block(kBlockX, kBlockY), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
+  const dim3 block(32, D::kThreads / 32), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
   if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH>, grid, block, D::kBytes, s, true, a); !st.ok())
     return st;
   TK_CUDA_CHECK_LAUNCH("sat_tile_map_kernel");
@@ -615,7 +620,9 @@ template <class In>
 Status launch_map_in(LocalPath path, DodgeVariant v, const LocalMapArgs& a, cudaStream_t s) {
   const dim3 block(kBlockX, kBlockY), grid((a.width + kBlockX - 1) / kBlockX, (a.height + kBlockY - 1) / kBlockY);
   switch (path) {
-    case LocalPath::sat_tile: return a.tile_width == 64 ? launch_sat_tile<In, 64, 32>(a, s) : launch_sat_tile<In, 32, 32>(a, s);
+    case LocalPath::sat_tile:
+      if (a.tile_width == 64) return a.tile_height == 64 ? launch_sat_tile<In, 64, 64>(a, s) : launch_sat_tile<In, 64, 32>(a, s);
+      return launch_sat_tile<In, 32, 32>(a, s);
     case LocalPath::gauss: local_map_kernel<In, LocalPath::gauss, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
     case LocalPath::drago: local_map_kernel<In, LocalPath::drago, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
     case LocalPath::sat_tiled:

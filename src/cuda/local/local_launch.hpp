@@ -42,7 +42,8 @@ struct LocalMapArgs {
   const float* hi = nullptr;         // reinhard-sat, tiled pairs
   const float* lo = nullptr;
   sat::TiledLayout tiled{};
-  int tile_width = 32;               // reinhard-sat, tile-local tables: 32 x 32 or 64 x 32 pixels per block
+  int tile_width = 32;               // reinhard-sat, tile-local tables: 32 x 32, 64 x 32 or 64 x 64 pixels per block
+  int tile_height = 32;
 };
 
 enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, drago };

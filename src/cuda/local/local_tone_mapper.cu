@@ -144,6 +144,9 @@ Result<std::unique_ptr<LocalToneMapper>> LocalToneMapper::create(const LocalTone
   if (Status s = cuda::check_frame_config("LocalToneMapper", config.width, config.height, config.output); !s.ok()) return s;
   if (config.tile_width != 32 && config.tile_width != 64)
     return invalid_argument("LocalToneMapper: tile_width must be 32 or 64, got " + std::to_string(config.tile_width));
+  if (config.tile_height != 32 && !(config.tile_height == 64 && config.tile_width == 64))
+    return invalid_argument("LocalToneMapper: tile_height must be 32 (or 64 with tile_width 64), got " +
+                            std::to_string(config.tile_height));
   if (Status s = cuda::check_device_present(); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;
@@ -193,6 +196,7 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   a.settings = m.settings;
   a.offsets = m.offsets;
   a.tile_width = c.tile_width;
+  a.tile_height = c.tile_height;
   cuda_local::LocalPath path = cuda_local::LocalPath::gauss;
   switch (m.lp.kind) {
     case core::LocalKind::reinhard_box: {

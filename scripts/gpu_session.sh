@@ -54,9 +54,9 @@ if [[ $what == all || $what == profile ]]; then
       grep -E "$keep" "$OUT/$log" | head -40
     }
     echo "== ncu: statistics and map kernels, 4K half RGBA -> RGBA8 reinhard"
-    ncu_run ncu.log 'stats_fused|map_kernel' 4 2 \
+    ncu_run ncu.log 'stats_f(used|lat)|map_kernel' 4 2 \
       smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum $B/tonekit_bench \
-      "stats_fused|map_kernel|Duration|DRAM Throughput|Compute \(SM\)|inst_executed|dram__bytes|Achieved Occupancy|Waves Per SM|Registers Per|Issue Slots|Executed Ipc A" \
+      "stats_f(used|lat)|map_kernel|Duration|DRAM Throughput|Compute \(SM\)|inst_executed|dram__bytes|Achieved Occupancy|Waves Per SM|Registers Per|Issue Slots|Executed Ipc A" \
       SpeedOfLight LaunchStats Occupancy InstructionStats
     echo "== ncu: reinhard-sat tile-local map kernel, 4K"
     ncu_run ncu_local.log sat_tile_map 2 1 \

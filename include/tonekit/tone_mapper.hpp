@@ -49,8 +49,9 @@ struct ToneMapperConfig {
   // Tuning: launch the map pass as a programmatic dependent launch (sm_90): its blocks load
   // their pixels while the statistics pass finishes, then wait for the curve constants.
   bool programmatic_launch = true;
-  // Tuning: blocks per SM of the fused statistics pass (0: as many as fit). Fewer blocks leave
-  // fewer partials and ticket atomics for the grid-wide finish, with the same bytes in flight.
+  // Tuning: at most this many blocks per SM for the fused statistics pass and its flat form
+  // (0: as many as fit; half RGBA: 5 of the row form, 2 of the flat form). Fewer blocks take fewer atomics in the grid-wide
+  // finish, and each thread more rounds with the same bytes in flight.
   int stats_blocks_per_sm = 0;
 };
 

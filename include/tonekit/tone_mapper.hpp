@@ -50,8 +50,8 @@ struct ToneMapperConfig {
   // their pixels while the statistics pass finishes, then wait for the curve constants.
   bool programmatic_launch = true;
   // Tuning: at most this many blocks per SM for the fused statistics pass and its flat form
-  // (0: as many as fit; half RGBA: 5 of the row form, 2 of the flat form). Fewer blocks take fewer atomics in the grid-wide
-  // finish, and each thread more rounds with the same bytes in flight.
+  // (0: as many as fit; half RGBA: 5 of the row form, 2 of the flat form). Fewer blocks take
+  // fewer atomics in the grid-wide finish, and each thread more rounds.
   int stats_blocks_per_sm = 0;
 };
 

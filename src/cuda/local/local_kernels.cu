@@ -284,10 +284,10 @@ constexpr int kWinX = kBlockX + 2 * kHalo + 1, kWinY = kBlockY + 2 * kHalo + 1;
 // same order as the CPU's sat_select_chunk. box_sum(width) returns the edge-replicated box sum.
 template <class BoxSum>
 __device__ __forceinline__ double search_levels(double centre, int scales, double eps, const double* offsets,
-                                                double table_scale, BoxSum&& box_sum) {
+                                                double table_scale, BoxSum&& box_sum, bool all_scales = false) {
 #pragma unroll
   for (int i = 0; i + 1 < core::kMaxLocalScales; ++i) {
-    if (i + 1 >= scales) break;
+    if (!all_scales && i + 1 >= scales) break;
     const int width = core::box_width(i + 1);
     const double surround = core::box_level_response(box_sum(width), width, table_scale);
     if (!core::activity_below<double>(centre, surround, __ldg(offsets + i), eps)) break;
@@ -516,7 +516,7 @@ __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int 
 
 // The block's pixels, kPx per thread: all loads first (coordinates clamped, so unconditional),
 // then the search and the store for the pixels inside the frame.
-template <class In, bool kVec, int TW, int TH>
+template <class In, bool kVec, int TW, int TH, bool kAllScales>
 __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const core::LocalSettings& s, bool needed, int x0,
                                                 int y0, const double* tile) {
   using D = TileDims<TW, TH>;
@@ -551,9 +551,9 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
         const double* bottom = tile + (cy + rr + 1) * D::kPitch;
         return (bottom[cx + rr + 1] - bottom[cx - rr]) - (top[cx + rr + 1] - top[cx - rr]);
       };
-      v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
+      v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box, kAllScales));
     }
-    local_store(a, x, y, r[k], g[k], b[k], al[k], lw, core::reinhard_local_ld(lum, v1));
+    local_store(a, x, y, r[k], g[k], b[k], al[k], lw, __fdividef(lum, 1.0f + v1));
   }
 }
 
@@ -598,8 +598,14 @@ __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::
   cuda::wait_for_previous_grid();
   const core::LocalSettings s = *a.settings;
   const bool needed = s.scales > 1 && s.epsilon > 0;  // block-uniform
-  if (vec) map_tile_pixels<In, true, TW, TH>(a, s, needed, x0, y0, tile);
-  else map_tile_pixels<In, false, TW, TH>(a, s, needed, x0, y0, tile);
+  // The default 8 scales with no per-level bound check (block-uniform choice).
+  if (s.scales == core::kMaxLocalScales) {
+    if (vec) map_tile_pixels<In, true, TW, TH, true>(a, s, needed, x0, y0, tile);
+    else map_tile_pixels<In, false, TW, TH, true>(a, s, needed, x0, y0, tile);
+  } else {
+    if (vec) map_tile_pixels<In, true, TW, TH, false>(a, s, needed, x0, y0, tile);
+    else map_tile_pixels<In, false, TW, TH, false>(a, s, needed, x0, y0, tile);
+  }
 }
 
 template <class In, int TW, int TH>

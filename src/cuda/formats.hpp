@@ -86,6 +86,26 @@ __device__ __forceinline__ void load_group(const unsigned char* row, int x, int 
   }
 }
 
+// A packed pair of halves sanitised as one clamp: a half is at most 65504 or +Inf, so the
+// policy of core::sanitise_channel (NaN, negatives -> 0, +Inf -> 65504) is min(max(h, 0), 65504)
+// (__hmax2 returns the other operand for a NaN); `top` 1 in a lane clamps alpha to [0, 1] too.
+// Two half2 instructions per pair of channels instead of two float min/max per channel.
+__device__ __forceinline__ __half2 half2_top_rgb() { return __float2half2_rn(core::kInfReplacement); }
+__device__ __forceinline__ __half2 half2_top_ba() {
+  return __halves2half2(__float2half_rn(core::kInfReplacement), __float2half_rn(1.0f));
+}
+__device__ __forceinline__ unsigned clamp_half2(unsigned w, __half2 top) {
+  __half2 h = *reinterpret_cast<__half2*>(&w);
+  h = __hmin2(__hmax2(h, __float2half2_rn(0.0f)), top);
+  return *reinterpret_cast<unsigned*>(&h);
+}
+__device__ __forceinline__ float half_lo(unsigned w) {
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xFFFFu)));
+}
+__device__ __forceinline__ float half_hi(unsigned w) {
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16)));
+}
+
 // Sanitised r, g, b of pixel i of a group (policy of core::sanitise_channel); returns flags.
 template <int C>
 __device__ __forceinline__ unsigned sanitise_rgb(const float* v, float& r, float& g, float& b) {

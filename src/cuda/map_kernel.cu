@@ -229,20 +229,13 @@ struct MapGroupIn<In, true> {
 #pragma unroll
       for (int k = 0; k < kGroup / 2; ++k) raw.w[k] = make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]);
     }
-    const __half2 zero = __float2half2_rn(0.0f);
-    const __half2 top_rg = __float2half2_rn(core::kInfReplacement);
-    const __half2 top_ba = __halves2half2(__float2half_rn(core::kInfReplacement), __float2half_rn(1.0f));
-    auto clamp = [&](unsigned& w, __half2 top) {
-      __half2 h = *reinterpret_cast<__half2*>(&w);
-      h = __hmin2(__hmax2(h, zero), top);
-      w = *reinterpret_cast<unsigned*>(&h);
-    };
+    const __half2 top_rg = half2_top_rgb(), top_ba = half2_top_ba();
 #pragma unroll
     for (int k = 0; k < kGroup / 2; ++k) {
-      clamp(raw.w[k].x, top_rg);
-      clamp(raw.w[k].y, top_ba);
-      clamp(raw.w[k].z, top_rg);
-      clamp(raw.w[k].w, top_ba);
+      raw.w[k].x = clamp_half2(raw.w[k].x, top_rg);
+      raw.w[k].y = clamp_half2(raw.w[k].y, top_ba);
+      raw.w[k].z = clamp_half2(raw.w[k].z, top_rg);
+      raw.w[k].w = clamp_half2(raw.w[k].w, top_ba);
     }
   }
   __device__ __forceinline__ void decode(float (&out)[kGroup * In::channels]) const { decode_raw<In>(raw, out); }

@@ -345,6 +345,25 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuLocal,
                                            Size{4097, 2161}, Size{7680, 4320}),
                          [](const auto& info) { return std::to_string(info.param.w) + "x" + std::to_string(info.param.h); });
 
+// NaN, +-Inf, negatives, -0 and half's largest value among the pixels: every local operator and
+// input format sanitises them as the CPU does (half input is clamped while packed) and writes no
+// NaN.
+TEST(GpuLocalEdgeCases, test_gpu_local_bad_pixels_match_cpu) {
+  REQUIRE_GPU();
+  const int w = 197, h = 131;
+  std::vector<float> px = random_scene(w, h, 23u);
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const float bad[] = {NAN, INFINITY, -INFINITY, -1.5f, -0.0f, 65504.0f, 0.0f};
+  for (std::size_t i = 0; i < px.size(); ++i)
+    if (u(rng) < 0.02f) px[i] = bad[rng() % 7];
+  for (int x = 0; x < 40; ++x)  // a black run wider than the largest box
+    for (int k = 0; k < 3; ++k) px[(static_cast<std::size_t>(60) * w + x) * 4 + k] = 0.0f;
+  for (const char* op : kLocalOps)
+    for (InputFormat in : {InputFormat::rgb_f32, InputFormat::rgba_f32, InputFormat::rgba_f16})
+      check_against_cpu(make_frame(px, w, h, 4, in), params_for(op), {PixelType::u8, 4});
+}
+
 // Formats, parameters and streams at a small awkward size (also the sanitizer's subset).
 TEST(GpuLocalSanitizer, test_gpu_local_formats_params_streams) {
   REQUIRE_GPU();

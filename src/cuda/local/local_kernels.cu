@@ -194,14 +194,14 @@ __device__ __forceinline__ float encode_fast(float v, float gamma, float inv_gam
 using cuda::kMinLuminance;
 
 __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y, float r, float g, float b, float al,
-                                         float lw, float ld) {
+                                         float lw, float ld, std::uint32_t row_seed) {
   if (a.out_code == 0 && a.saturation == 1.0f && a.gamma == 0.0f && a.dither) {
     // The default output (8-bit sRGB, dithered, saturation 1), as the global map kernel's default
     // path (cuda/encode_fast.cuh): c * (L_d / L_w) with the ratio once per pixel on the SFU, one
     // dither hash per pixel, no conversion-pipe rounding, one 4-byte store for RGBA
     // (bench/LOCAL_NOTES.md v3: this epilogue was most of every local map kernel).
     const float k = lw >= cuda::kMinLuminance ? ld * cuda::rcp_approx(lw) : 0.0f;
-    const std::uint32_t sums = cuda::dither_sums(core::dither_pixel_hash(x, core::dither_row_seed(y)));
+    const std::uint32_t sums = cuda::dither_sums(core::dither_pixel_hash(x, row_seed));  // row_seed: core::dither_row_seed(y)
     const unsigned c0 = cuda::srgb8_dither_word(r * k, cuda::dither_offset256_from_sums(sums, 0));
     const unsigned c1 = cuda::srgb8_dither_word(g * k, cuda::dither_offset256_from_sums(sums, 1));
     const unsigned c2 = cuda::srgb8_dither_word(b * k, cuda::dither_offset256_from_sums(sums, 2));
@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
       v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
     }
     const float ld = core::reinhard_local_ld(lum, v1);
-    local_store(a, x, y, r, g, b, al, lw, ld);
+    local_store(a, x, y, r, g, b, al, lw, ld, core::dither_row_seed(y));
     return;
   } else {
     if (x >= w || y >= h) return;
@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
       }
       ld = core::reinhard_local_ld(lum, v1);
     }
-    local_store(a, x, y, r, g, b, al, lw, ld);
+    local_store(a, x, y, r, g, b, al, lw, ld, core::dither_row_seed(y));
   }
 }
 
@@ -428,12 +428,14 @@ template <class In, bool kVec>
 __device__ __forceinline__ void load_pixel_uniform(const unsigned char* row, int x, float& r, float& g, float& b,
                                                    float& a) {
   const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
-  if constexpr (kVec && In::bytes == 8) {
+  if constexpr (kVec && In::bytes == 8) {  // sanitised while packed (cuda::clamp_half2)
     const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
-    r = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.x & 0xFFFFu))));
-    g = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.x >> 16))));
-    b = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.y & 0xFFFFu))));
-    a = core::clamp01(sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.y >> 16)))));
+    const unsigned rg = cuda::clamp_half2(u.x, cuda::half2_top_rgb());
+    const unsigned ba = cuda::clamp_half2(u.y, cuda::half2_top_ba());
+    r = cuda::half_lo(rg);
+    g = cuda::half_hi(rg);
+    b = cuda::half_lo(ba);
+    a = cuda::half_hi(ba);
   } else if constexpr (kVec && In::bytes == 16) {
     const float4 v = __ldg(reinterpret_cast<const float4*>(q));
     r = sanitise(v.x);
@@ -460,11 +462,11 @@ template <class In, bool kVec>
 __device__ __forceinline__ float load_luminance(const unsigned char* row, int x) {
   const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
   float r, g, b;
-  if constexpr (kVec && In::bytes == 8) {
+  if constexpr (kVec && In::bytes == 8) {  // sanitised while packed: the same clamp as sanitise_lum
     const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
-    r = __half2float(__ushort_as_half(static_cast<unsigned short>(u.x & 0xFFFFu)));
-    g = __half2float(__ushort_as_half(static_cast<unsigned short>(u.x >> 16)));
-    b = __half2float(__ushort_as_half(static_cast<unsigned short>(u.y & 0xFFFFu)));
+    const unsigned rg = cuda::clamp_half2(u.x, cuda::half2_top_rgb());
+    const unsigned ba = cuda::clamp_half2(u.y, cuda::half2_top_rgb());
+    return core::luminance_fma(cuda::half_lo(rg), cuda::half_hi(rg), cuda::half_lo(ba));
   } else if constexpr (kVec && In::bytes == 16) {
     const float4 v = __ldg(reinterpret_cast<const float4*>(q));
     r = v.x;
@@ -518,7 +520,7 @@ __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int 
 // then the search and the store for the pixels inside the frame.
 template <class In, bool kVec, int TW, int TH, bool kAllScales>
 __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const core::LocalSettings& s, bool needed, int x0,
-                                                int y0, const double* tile) {
+                                                int y0, const double* tile, const std::uint32_t* row_seeds) {
   using D = TileDims<TW, TH>;
   constexpr int kPx = TW * TH / D::kThreads;
   constexpr int kRowsPerPass = D::kThreads / TW;
@@ -553,7 +555,7 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
       };
       v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box, kAllScales));
     }
-    local_store(a, x, y, r[k], g[k], b[k], al[k], lw, __fdividef(lum, 1.0f + v1));
+    local_store(a, x, y, r[k], g[k], b[k], al[k], lw, __fdividef(lum, 1.0f + v1), row_seeds[py]);
   }
 }
 
@@ -561,8 +563,10 @@ template <class In, int TW, int TH>
 __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::kMinBlocks) sat_tile_map_kernel(LocalMapArgs a) {
   using D = TileDims<TW, TH>;
   extern __shared__ double tile[];  // D::kRows x D::kPitch
+  __shared__ std::uint32_t row_seeds[TH];  // the dither's row hashes, once per block
   const int x0 = static_cast<int>(blockIdx.x) * TW, y0 = static_cast<int>(blockIdx.y) * TH;
   const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
+  if (tid < TH) row_seeds[tid] = core::dither_row_seed(y0 + tid);  // visible after the barriers below
   // One 8- / 16-byte load per pixel when the base and the stride allow it (uniform per frame).
   const bool vec = (reinterpret_cast<std::uintptr_t>(a.in) % In::bytes) == 0 && a.in_stride % In::bytes == 0 &&
                    (In::bytes == 8 || In::bytes == 16);
@@ -600,11 +604,11 @@ __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::
   const bool needed = s.scales > 1 && s.epsilon > 0;  // block-uniform
   // The default 8 scales with no per-level bound check (block-uniform choice).
   if (s.scales == core::kMaxLocalScales) {
-    if (vec) map_tile_pixels<In, true, TW, TH, true>(a, s, needed, x0, y0, tile);
-    else map_tile_pixels<In, false, TW, TH, true>(a, s, needed, x0, y0, tile);
+    if (vec) map_tile_pixels<In, true, TW, TH, true>(a, s, needed, x0, y0, tile, row_seeds);
+    else map_tile_pixels<In, false, TW, TH, true>(a, s, needed, x0, y0, tile, row_seeds);
   } else {
-    if (vec) map_tile_pixels<In, true, TW, TH, false>(a, s, needed, x0, y0, tile);
-    else map_tile_pixels<In, false, TW, TH, false>(a, s, needed, x0, y0, tile);
+    if (vec) map_tile_pixels<In, true, TW, TH, false>(a, s, needed, x0, y0, tile, row_seeds);
+    else map_tile_pixels<In, false, TW, TH, false>(a, s, needed, x0, y0, tile, row_seeds);
   }
 }
 

@@ -461,23 +461,25 @@ __device__ __forceinline__ float sanitise_lum(float v) {
 template <class In, bool kVec>
 __device__ __forceinline__ float load_luminance(const unsigned char* row, int x) {
   const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
-  float r, g, b;
   if constexpr (kVec && In::bytes == 8) {  // sanitised while packed: the same clamp as sanitise_lum
     const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
     const unsigned rg = cuda::clamp_half2(u.x, cuda::half2_top_rgb());
     const unsigned ba = cuda::clamp_half2(u.y, cuda::half2_top_rgb());
     return core::luminance_fma(cuda::half_lo(rg), cuda::half_hi(rg), cuda::half_lo(ba));
-  } else if constexpr (kVec && In::bytes == 16) {
-    const float4 v = __ldg(reinterpret_cast<const float4*>(q));
-    r = v.x;
-    g = v.y;
-    b = v.z;
   } else {
-    r = cuda::load_scalar(q);
-    g = cuda::load_scalar(q + 1);
-    b = cuda::load_scalar(q + 2);
+    float r, g, b;
+    if constexpr (kVec && In::bytes == 16) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(q));
+      r = v.x;
+      g = v.y;
+      b = v.z;
+    } else {
+      r = cuda::load_scalar(q);
+      g = cuda::load_scalar(q + 1);
+      b = cuda::load_scalar(q + 2);
+    }
+    return core::luminance_fma(sanitise_lum<In>(r), sanitise_lum<In>(g), sanitise_lum<In>(b));
   }
-  return core::luminance_fma(sanitise_lum<In>(r), sanitise_lum<In>(g), sanitise_lum<In>(b));
 }
 
 // Stage the region's luminance into the table (entry (ry + 1, rx + 1)), warp by row: lane l
@@ -527,11 +529,15 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
   const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
   const int px = tid % TW, py0 = tid / TW;
   const int x = x0 + px;
-  float r[kPx], g[kPx], b[kPx], al[kPx];
+  // Float RGBA re-reads its alpha at the store (an L1 hit: the pixel's line was just loaded), so
+  // that 64 x 64 tiles stay within 64 registers with no spill; the other formats keep it.
+  constexpr bool kReloadAlpha = In::bytes == 16;
+  float r[kPx], g[kPx], b[kPx], al[kReloadAlpha ? 1 : kPx];
 #pragma unroll
   for (int k = 0; k < kPx; ++k) {
     const int y = min(y0 + py0 + k * kRowsPerPass, a.height - 1);
-    load_pixel_uniform<In, kVec>(a.in + static_cast<std::size_t>(y) * a.in_stride, min(x, a.width - 1), r[k], g[k], b[k], al[k]);
+    load_pixel_uniform<In, kVec>(a.in + static_cast<std::size_t>(y) * a.in_stride, min(x, a.width - 1), r[k], g[k], b[k],
+                                 al[kReloadAlpha ? 0 : k]);
   }
   if (x >= a.width) return;
   const float scale = static_cast<float>(s.lum_scale);
@@ -555,7 +561,12 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
       };
       v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box, kAllScales));
     }
-    local_store(a, x, y, r[k], g[k], b[k], al[k], lw, __fdividef(lum, 1.0f + v1), row_seeds[py]);
+    float alpha = al[kReloadAlpha ? 0 : k];
+    if constexpr (kReloadAlpha) {
+      const float* q = reinterpret_cast<const float*>(a.in + static_cast<std::size_t>(y) * a.in_stride) + 4 * static_cast<std::size_t>(x);
+      alpha = core::clamp01(sanitise(__ldg(q + 3)));
+    }
+    local_store(a, x, y, r[k], g[k], b[k], alpha, lw, __fdividef(lum, 1.0f + v1), row_seeds[py]);
   }
 }
 

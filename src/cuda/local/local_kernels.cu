@@ -566,7 +566,10 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
       const float* q = reinterpret_cast<const float*>(a.in + static_cast<std::size_t>(y) * a.in_stride) + 4 * static_cast<std::size_t>(x);
       alpha = core::clamp01(sanitise(__ldg(q + 3)));
     }
-    local_store(a, x, y, r[k], g[k], b[k], alpha, lw, __fdividef(lum, 1.0f + v1), row_seeds[py]);
+    // L / (1 + V1) on the SFU (within 2 ulp). __fdividef returns 0 for a divisor above 2^126: the
+    // divisor is capped there (V1 that large needs scaled luminance above 8e37, float input only).
+    const float ld = __fdividef(lum, fminf(1.0f + v1, 0x1p126f));
+    local_store(a, x, y, r[k], g[k], b[k], alpha, lw, ld, row_seeds[py]);
   }
 }
 

@@ -43,6 +43,14 @@ __device__ __forceinline__ bool load_raw(const unsigned char* row, int x, int wi
   return false;
 }
 
+// The low and the high half of a packed pair, as floats.
+__device__ __forceinline__ float half_lo(unsigned w) {
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xFFFFu)));
+}
+__device__ __forceinline__ float half_hi(unsigned w) {
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16)));
+}
+
 template <class In>
 __device__ __forceinline__ void decode_raw(const RawGroup<In>& r, float (&v)[kGroup * In::channels]) {
   constexpr int kVecs = kGroup * In::bytes / 16;
@@ -60,8 +68,8 @@ __device__ __forceinline__ void decode_raw(const RawGroup<In>& r, float (&v)[kGr
       const unsigned u[4] = {r.w[i].x, r.w[i].y, r.w[i].z, r.w[i].w};
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        v[8 * i + 2 * j + 0] = __half2float(__ushort_as_half(static_cast<unsigned short>(u[j] & 0xFFFFu)));
-        v[8 * i + 2 * j + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(u[j] >> 16)));
+        v[8 * i + 2 * j + 0] = half_lo(u[j]);
+        v[8 * i + 2 * j + 1] = half_hi(u[j]);
       }
     }
   }
@@ -98,12 +106,6 @@ __device__ __forceinline__ unsigned clamp_half2(unsigned w, __half2 top) {
   __half2 h = *reinterpret_cast<__half2*>(&w);
   h = __hmin2(__hmax2(h, __float2half2_rn(0.0f)), top);
   return *reinterpret_cast<unsigned*>(&h);
-}
-__device__ __forceinline__ float half_lo(unsigned w) {
-  return __half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xFFFFu)));
-}
-__device__ __forceinline__ float half_hi(unsigned w) {
-  return __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16)));
 }
 
 // Sanitised r, g, b of pixel i of a group (policy of core::sanitise_channel); returns flags.

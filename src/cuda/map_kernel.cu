@@ -271,20 +271,18 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
     const float r = sanitise_input<In>(v[p * C]), gg = sanitise_input<In>(v[p * C + 1]), b = sanitise_input<In>(v[p * C + 2]);
     const std::uint32_t h = core::dither_pixel_hash(x + p, seed);  // one hash per pixel
     const float rgb[3] = {r, gg, b};
-    if constexpr (kDefault && kReinhard && O::code == 0) {
-      // 8-bit sRGB, reinhard (v11, v15): the scaled luminance l = scale * L_w directly, the
-      // scale folded into the luminance weights (within an ulp of the CPU's L_w * scale), then
-      // the ratio scale * (1 + l / white^2) / (1 + l) and srgb8_dither_word per channel, the
-      // dither fields summed once per pixel.
-      const float l = fmaf(cf.wb, b, fmaf(cf.wg, gg, cf.wr * r));
-      const float k = fmaf(l, cf.c, cf.a) * rcp_approx(1.0f + l);
-      const std::uint32_t sums = dither_sums(h);
-#pragma unroll
-      for (int c = 0; c < 3; ++c) codes[p * CO + c] = srgb8_dither_word(rgb[c] * k, dither_offset256_from_sums(sums, c));
-    } else if constexpr (kDefault && O::code == 0) {
+    if constexpr (kDefault && O::code == 0) {
       // 8-bit sRGB (v11): srgb8_dither_word per channel, the dither fields summed once per pixel.
-      const float lw = core::luminance_fma(r, gg, b);
-      const float k = ratio_default<kReinhard>(cf, lw);
+      // For reinhard (v15) the scaled luminance l = scale * L_w comes directly, the scale folded
+      // into the luminance weights (within an ulp of the CPU's L_w * scale), then the ratio
+      // scale * (1 + l / white^2) / (1 + l).
+      float k;
+      if constexpr (kReinhard) {
+        const float l = fmaf(cf.wb, b, fmaf(cf.wg, gg, cf.wr * r));
+        k = fmaf(l, cf.c, cf.a) * rcp_approx(1.0f + l);
+      } else {
+        k = ratio_default<false>(cf, core::luminance_fma(r, gg, b));
+      }
       const std::uint32_t sums = dither_sums(h);
 #pragma unroll
       for (int c = 0; c < 3; ++c) codes[p * CO + c] = srgb8_dither_word(rgb[c] * k, dither_offset256_from_sums(sums, c));

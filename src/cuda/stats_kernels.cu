@@ -132,6 +132,19 @@ __global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fuse
   finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
 }
 
+// The pixels [done, width x height) of a packed frame (fewer than kStatsThreads x kGroup), as one
+// short "row" of kGroup pixels per thread: the last block of the flat and bulk kernels takes them.
+template <class In>
+__device__ __forceinline__ void add_packed_tail(const FrameGeometry& g, unsigned long long done, StatsPartial& acc) {
+  const int tail = static_cast<int>(static_cast<unsigned long long>(g.width) * g.height - done);
+  const int x = static_cast<int>(threadIdx.x) * kGroup;
+  if (x < tail) {
+    float v[kGroup * In::channels];
+    load_group<In>(g.in + static_cast<std::size_t>(done) * In::bytes, x, tail, v);
+    combine(acc, group_stats_values<In>(v, x, tail));
+  }
+}
+
 // ---- fused, flat: packed frames, several groups in flight per thread (v21) ----
 // The row kernel above is bound by the latency of its loads (ncu: 77 % of its stall cycles wait
 // on them), with one group per thread in flight while it reduces the previous one: at 4K half
@@ -150,7 +163,6 @@ template <class In>
 constexpr bool kFlatStats = (16 % In::bytes) == 0;
 template <class In>
 constexpr int kStatsFlatGroups = sizeof(typename In::T) == 2 ? 4 : 2;  // float RGBA: 4 x 64-byte groups would spill
-template <class In>
 constexpr int kStatsFlatMinBlocks = 2;
 static_assert(32 * kStatsFlatGroups<InF16x4> <= kStatsThreads && 32 * kStatsFlatGroups<InF32x4> <= kStatsThreads,
               "the last block takes the pixels past the last unit, kGroup per thread");
@@ -174,7 +186,7 @@ __device__ __forceinline__ void load_item(const uint4* words, unsigned j, FlatIt
 }
 
 template <class In>
-__global__ void __launch_bounds__(kStatsThreads, kStatsFlatMinBlocks<In>) stats_flat_kernel(FrameGeometry g,
+__global__ void __launch_bounds__(kStatsThreads, kStatsFlatMinBlocks) stats_flat_kernel(FrameGeometry g,
                                                                     DeviceFrame* frame, core::CurveParams params,
                                                                     const float* hist_table, unsigned head_groups,
                                                                     unsigned total) {
@@ -199,16 +211,8 @@ __global__ void __launch_bounds__(kStatsThreads, kStatsFlatMinBlocks<In>) stats_
     raw = next;
     i = j;
   }
-  if (blockIdx.x == gridDim.x - 1) {
-    const unsigned long long done_px = static_cast<unsigned long long>(total) * kStatsFlatGroups<In> * kGroup;
-    const int tail = static_cast<int>(static_cast<unsigned long long>(g.width) * g.height - done_px);
-    const int x = static_cast<int>(threadIdx.x) * kGroup;
-    if (x < tail) {
-      float v[kGroup * In::channels];
-      load_group<In>(g.in + done_px * In::bytes, x, tail, v);
-      combine(acc, group_stats_values<In>(v, x, tail));
-    }
-  }
+  if (blockIdx.x == gridDim.x - 1)
+    add_packed_tail<In>(g, static_cast<unsigned long long>(total) * kStatsFlatGroups<In> * kGroup, acc);
   acc = block_reduce<kStatsThreads>(acc);
   finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
 }
@@ -300,16 +304,8 @@ __global__ void __launch_bounds__(kStatsThreads) stats_bulk_kernel(FrameGeometry
     if (tid == 0 && k + kBulkStages < mine) issue(k + kBulkStages, s);
 #endif
   }
-  if (blockIdx.x == gridDim.x - 1) {  // the pixels past the last whole chunk, as one short "row"
-    const long long done_px = chunks * (kStatsThreads * kGroup);
-    const int tail = static_cast<int>(static_cast<long long>(g.width) * g.height - done_px);
-    const int x = tid * kGroup;
-    if (x < tail) {
-      float v[kGroup * In::channels];
-      load_group<In>(g.in + static_cast<std::size_t>(done_px) * In::bytes, x, tail, v);
-      combine(acc, group_stats_values<In>(v, x, tail));
-    }
-  }
+  if (blockIdx.x == gridDim.x - 1)  // the pixels past the last whole chunk
+    add_packed_tail<In>(g, static_cast<unsigned long long>(chunks) * (kStatsThreads * kGroup), acc);
   acc = block_reduce<kStatsThreads>(acc);
   finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
 }

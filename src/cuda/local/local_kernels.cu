@@ -44,34 +44,41 @@ constexpr int kBlockX = 32, kBlockY = 8;
 // core::sanitise_channel's values without the flags: NaN, negatives (and -0) -> +0, +Inf -> 65504.
 __device__ __forceinline__ float sanitise(float v) { return v > 0.0f ? (v == INFINITY ? core::kInfReplacement : v) : 0.0f; }
 
+// One pixel's sanitised r, g, b, alpha with no branch on alignment (kVec: the frame's base and
+// stride allow one 8- / 16-byte load per pixel; the kernel checks that once), so that a batch of
+// these loads is issued back to back.
+template <class In, bool kVec>
+__device__ __forceinline__ void load_pixel_uniform(const unsigned char* row, int x, float& r, float& g, float& b,
+                                                   float& a) {
+  const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
+  if constexpr (kVec && In::bytes == 8) {  // sanitised while packed (cuda::clamp_half2)
+    const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
+    const unsigned rg = cuda::clamp_half2(u.x, cuda::half2_top_rgb());
+    const unsigned ba = cuda::clamp_half2(u.y, cuda::half2_top_ba());
+    r = cuda::half_lo(rg);
+    g = cuda::half_hi(rg);
+    b = cuda::half_lo(ba);
+    a = cuda::half_hi(ba);
+  } else if constexpr (kVec && In::bytes == 16) {
+    const float4 v = __ldg(reinterpret_cast<const float4*>(q));
+    r = sanitise(v.x);
+    g = sanitise(v.y);
+    b = sanitise(v.z);
+    a = core::clamp01(sanitise(v.w));
+  } else {
+    r = sanitise(cuda::load_scalar(q));
+    g = sanitise(cuda::load_scalar(q + 1));
+    b = sanitise(cuda::load_scalar(q + 2));
+    a = In::channels == 4 ? core::clamp01(sanitise(cuda::load_scalar(q + 3))) : 1.0f;
+  }
+}
+
 // One pixel; half RGBA as one 8-byte load and float RGBA as one 16-byte load where aligned.
 template <class In>
 __device__ __forceinline__ void load_pixel(const unsigned char* row, int x, float& r, float& g, float& b, float& a) {
-  const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
-  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(q);
-  if constexpr (In::bytes == 8) {
-    if ((addr & 7u) == 0) {
-      const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
-      r = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.x & 0xFFFFu))));
-      g = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.x >> 16))));
-      b = sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.y & 0xFFFFu))));
-      a = core::clamp01(sanitise(__half2float(__ushort_as_half(static_cast<unsigned short>(u.y >> 16)))));
-      return;
-    }
-  } else if constexpr (In::bytes == 16) {
-    if ((addr & 15u) == 0) {
-      const float4 v = __ldg(reinterpret_cast<const float4*>(q));
-      r = sanitise(v.x);
-      g = sanitise(v.y);
-      b = sanitise(v.z);
-      a = core::clamp01(sanitise(v.w));
-      return;
-    }
-  }
-  r = sanitise(cuda::load_scalar(q));
-  g = sanitise(cuda::load_scalar(q + 1));
-  b = sanitise(cuda::load_scalar(q + 2));
-  a = In::channels == 4 ? core::clamp01(sanitise(cuda::load_scalar(q + 3))) : 1.0f;
+  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(row) + static_cast<std::uintptr_t>(x) * In::bytes;
+  if ((In::bytes == 8 || In::bytes == 16) && addr % In::bytes == 0) load_pixel_uniform<In, true>(row, x, r, g, b, a);
+  else load_pixel_uniform<In, false>(row, x, r, g, b, a);
 }
 
 template <class In>
@@ -420,35 +427,6 @@ struct TileDims {
   static constexpr int kRows = kRegionH + 1;
   static constexpr std::size_t kBytes = static_cast<std::size_t>(kRows) * kPitch * sizeof(double);
 };
-
-// One pixel's sanitised r, g, b, alpha with no branch on alignment (kVec: the frame's base and
-// stride allow one 8- / 16-byte load per pixel; the kernel checks that once), so that a batch of
-// these loads is issued back to back.
-template <class In, bool kVec>
-__device__ __forceinline__ void load_pixel_uniform(const unsigned char* row, int x, float& r, float& g, float& b,
-                                                   float& a) {
-  const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
-  if constexpr (kVec && In::bytes == 8) {  // sanitised while packed (cuda::clamp_half2)
-    const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
-    const unsigned rg = cuda::clamp_half2(u.x, cuda::half2_top_rgb());
-    const unsigned ba = cuda::clamp_half2(u.y, cuda::half2_top_ba());
-    r = cuda::half_lo(rg);
-    g = cuda::half_hi(rg);
-    b = cuda::half_lo(ba);
-    a = cuda::half_hi(ba);
-  } else if constexpr (kVec && In::bytes == 16) {
-    const float4 v = __ldg(reinterpret_cast<const float4*>(q));
-    r = sanitise(v.x);
-    g = sanitise(v.y);
-    b = sanitise(v.z);
-    a = core::clamp01(sanitise(v.w));
-  } else {
-    r = sanitise(cuda::load_scalar(q));
-    g = sanitise(cuda::load_scalar(q + 1));
-    b = sanitise(cuda::load_scalar(q + 2));
-    a = In::channels == 4 ? core::clamp01(sanitise(cuda::load_scalar(q + 3))) : 1.0f;
-  }
-}
 
 // Sanitised channel for the luminance only: for half input the policy (NaN, negatives -> 0,
 // +Inf -> 65504, the largest half) is one clamp; float input keeps finite values above 65504.

@@ -95,6 +95,8 @@ std::vector<float*> random_planes(int w, int h, unsigned seed, float lo, float h
   return planes;
 }
 
+const char* g_only = nullptr;  // --only
+
 void bench_ops(int w, int h) {
   const std::size_t in_bytes = static_cast<std::size_t>(w) * h * 8, out_bytes = static_cast<std::size_t>(w) * h * 4;
   const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / in_bytes) + 1);
@@ -115,8 +117,12 @@ void bench_ops(int w, int h) {
     const char* set_scales;
     int tile_width = 64;
     int tile_height = 32;
+    int strip_min_rows = 0;  // the strip rows: strips at every size
   };
   const Case cases[] = {
+      {"reinhard-sat default", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::strip_local_f64, nullptr, 64, 64, 256},
+      {"reinhard-sat strip-local 64", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::strip_local_f64, nullptr, 64, 64},
+      {"reinhard-sat strip-local 32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::strip_local_f64, nullptr, 64, 32},
       {"reinhard-sat tile-local 64x64", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 64, 64},
       {"reinhard-sat tile-local 64x32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 64},
       {"reinhard-sat tile-local 32x32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 32},
@@ -129,6 +135,7 @@ void bench_ops(int w, int h) {
       {"drago-local", "drago-local", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, nullptr},
   };
   for (const Case& c : cases) {
+    if (g_only && !std::strstr(c.name, g_only)) continue;
     std::vector<std::pair<std::string, std::string>> set;
     if (std::string(c.op) == "reinhard-sat") set.push_back({"sat", std::to_string(c.sat)});
     auto params = prepare_params(c.op, set);
@@ -143,6 +150,7 @@ void bench_ops(int w, int h) {
     cfg.sat_auto = c.prec;
     cfg.tile_width = c.tile_width;
     cfg.tile_height = c.tile_height;
+    cfg.strip_min_rows = c.strip_min_rows;
     auto m = LocalToneMapper::create(cfg);
     if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(1); }
     LocalToneMapper& mapper = *m.value();
@@ -247,8 +255,10 @@ void bench_sat(int w, int h) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, profile = false, gauss = false;
+  bool quick = false, profile = false, gauss = false, ops = false;
   for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--ops")) ops = true;  // the operators at the three sizes only
+    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) g_only = argv[++i];  // operator rows whose name has this
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--gauss")) gauss = true;  // the Gaussian study at 4K only
     if (!std::strcmp(argv[i], "--profile")) profile = true;  // the operators at 4K only, for ncu
@@ -279,6 +289,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (auto [w, h] : {std::pair{1920, 1080}, std::pair{3840, 2160}, std::pair{7680, 4320}}) bench_ops(w, h);
+  if (ops) return 0;
   bench_gauss_study(3840, 2160);
   for (auto [w, h] : {std::pair{1024, 1024}, std::pair{1920, 1080}, std::pair{2048, 2048}, std::pair{3840, 2160},
                       std::pair{4096, 4096}, std::pair{7680, 4320}})

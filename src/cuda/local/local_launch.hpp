@@ -44,9 +44,21 @@ struct LocalMapArgs {
   sat::TiledLayout tiled{};
   int tile_width = 32;               // reinhard-sat, tile-local tables: 32 x 32, 64 x 32 or 64 x 64 pixels per block
   int tile_height = 32;
+  // core::activity_offset(settings, i): it depends on the parameters only (phi, key), so the host
+  // computes it as the CPU reference does and the strip kernel reads it from its parameters.
+  double level_offset[core::kMaxLocalScales] = {};
+  // core::box_inv_area(core::box_width(i + 1)): the search's box factors as kernel parameters too
+  // (a float64 immediate costs two moves per level).
+  double level_inv_area[core::kMaxLocalScales] = {};
+  // The strip kernel's settings without the local-settings kernel: the parameters (host) and the
+  // frame statistics (device; lum_scale = core::local_lum_scale(key, log_average)).
+  const FrameStats* stats = nullptr;
+  double key = 0.18;
+  double epsilon = 0.05;
+  int scales = 8;
 };
 
-enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, drago };
+enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, sat_strip, drago };
 
 // Sanitised luminance L_w of every pixel (w x h floats, packed).
 Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::size_t in_stride, int w, int h,

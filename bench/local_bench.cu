@@ -117,12 +117,8 @@ void bench_ops(int w, int h) {
     const char* set_scales;
     int tile_width = 64;
     int tile_height = 32;
-    int strip_min_rows = 0;  // the strip rows: strips at every size
   };
   const Case cases[] = {
-      {"reinhard-sat default", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::strip_local_f64, nullptr, 64, 64, 256},
-      {"reinhard-sat strip-local 64", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::strip_local_f64, nullptr, 64, 64},
-      {"reinhard-sat strip-local 32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::strip_local_f64, nullptr, 64, 32},
       {"reinhard-sat tile-local 64x64", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 64, 64},
       {"reinhard-sat tile-local 64x32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 64},
       {"reinhard-sat tile-local 32x32", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 32},
@@ -150,7 +146,6 @@ void bench_ops(int w, int h) {
     cfg.sat_auto = c.prec;
     cfg.tile_width = c.tile_width;
     cfg.tile_height = c.tile_height;
-    cfg.strip_min_rows = c.strip_min_rows;
     auto m = LocalToneMapper::create(cfg);
     if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(1); }
     LocalToneMapper& mapper = *m.value();

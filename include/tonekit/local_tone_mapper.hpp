@@ -32,9 +32,6 @@ enum class SatPrecision {
   global_f64,       // a whole-frame float64 table (the CPU reference's), built by `sat` (auto: look-back)
   tile_local_f64,   // no frame-sized table: each block builds a float64 table of its tile + 19 px halo
                     // in shared memory, straight from the input (no luminance plane either)
-  strip_local_f64,  // as tile_local_f64, but each block walks down a 64-pixel column strip and carries
-                    // the table rows that consecutive 64-row chunks share (no vertical halo restaged);
-                    // frames too small to give each block strip_min_rows rows take the tiles
 };
 
 struct LocalToneMapperConfig {
@@ -44,18 +41,12 @@ struct LocalToneMapperConfig {
   OutputFormat output{PixelType::u8, 4};
   Params params;  // from prepare_params(); reinhard-local, reinhard-sat or drago-local
   // H100, 4K: the float64 table's queries cost 0.26 ms against the pairs' 1.08 ms; the tile-local
-  // tables skip both the frame-sized table and the luminance plane; the strips also skip the
-  // tiles' vertical halo (4K: 0.175 ms against 0.181, 8K: 0.62 against 0.66; bench/LOCAL_NOTES.md).
-  SatPrecision sat_auto = SatPrecision::strip_local_f64;
-  // tile_local_f64: 32 x 32, 64 x 32 or 64 x 64 pixels per block (tuning; H100, 4K: 0.211 / 0.201 /
-  // 0.188 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: bench/LOCAL_NOTES.md session 6).
-  // strip_local_f64: tile_height is the chunk (64: 512 threads, 2 blocks per SM; 32: 256, 3).
+  // tables skip both the frame-sized table and the luminance plane (bench/LOCAL_NOTES.md).
+  SatPrecision sat_auto = SatPrecision::tile_local_f64;
+  // tile_local_f64: 32 x 32, 64 x 32 or 64 x 64 pixels per block (tuning; H100, 4K: 0.199 / 0.189 /
+  // 0.172 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: bench/LOCAL_NOTES.md session 7).
   int tile_width = 64;
   int tile_height = 64;  // 64 only with tile_width 64 (512 threads per block)
-  // strip_local_f64 takes the tiles when the frame gives fewer than this many rows to each block
-  // of one wave (H100: 1080p gives ~123, where the tiles are faster, 0.055 ms against 0.057; 4K
-  // ~491). 0: always the strips.
-  int strip_min_rows = 256;
   DodgeVariant variant = DodgeVariant::readonly_cache;
   bool timings = false;  // CUDA events around each stage
   int device = -1;       // -1: the current device

@@ -141,16 +141,11 @@ struct LocalParams {
   double exposure = 1.0;  // exposure
 };
 
-// alpha / L_w_avg (thesis Eq 4.2), a zero or missing average read as 1.
-TK_HD double local_lum_scale(double key, double log_average) {
-  const double lavg = log_average > 0 ? log_average : 1.0;
-  return key / lavg;
-}
-
 TK_HD LocalSettings make_local_settings_hd(const LocalParams& p, const CurveStats& st) {
   LocalSettings s;
   s.kind = p.kind;
-  s.lum_scale = local_lum_scale(p.key, st.log_average);
+  const double lavg = st.log_average > 0 ? st.log_average : 1.0;
+  s.lum_scale = p.key / lavg;
   s.phi_term = pow(2.0, p.phi) * p.key;
   s.epsilon = p.epsilon;
   s.scales = p.scales < 1 ? 1 : (p.scales > kMaxLocalScales ? kMaxLocalScales : p.scales);

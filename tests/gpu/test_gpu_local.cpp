@@ -97,10 +97,9 @@ HostFrame make_frame(const std::vector<float>& px, int w, int h, int src_c, Inpu
 
 struct Options {
   DodgeVariant variant = DodgeVariant::readonly_cache;
-  SatPrecision sat_auto = SatPrecision::strip_local_f64;  // LocalToneMapperConfig's default
+  SatPrecision sat_auto = SatPrecision::tile_local_f64;  // LocalToneMapperConfig's default
   int tile_width = 64;  // LocalToneMapperConfig's default tile: 64 x 64
   int tile_height = 64;
-  int strip_min_rows = 0;  // the strips at every size (the default, 256, takes the tiles below ~4K)
   bool user_stream = false;
   int frames = 1;
 };
@@ -195,7 +194,6 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
                                       (params.get("sat") != 0 ? ""
                                        : o.sat_auto == SatPrecision::tiled_f32_pairs ? "(tiled pairs)"
                                        : o.sat_auto == SatPrecision::global_f64       ? "(global f64)"
-                                       : o.sat_auto == SatPrecision::strip_local_f64  ? "(strip-local, chunk " + std::to_string(o.tile_height) + ")"
                                                                                       : "(tile-local " + std::to_string(o.tile_width) + "x" + std::to_string(o.tile_height) + ")")
                                 : "-") +
                            " " + dodge_variant_name(o.variant) + " " + input_format_name(f.fmt) + " -> " +
@@ -217,7 +215,6 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
   cfg.sat_auto = o.sat_auto;
   cfg.tile_width = o.tile_width;
   cfg.tile_height = o.tile_height;
-  cfg.strip_min_rows = o.strip_min_rows;
   auto mapper = LocalToneMapper::create(cfg);
   ASSERT_TRUE(mapper.ok()) << mapper.status().message();
   OutputImage gpu;
@@ -321,15 +318,7 @@ TEST_P(GpuLocal, test_gpu_local_operators_match_cpu) {
   Options global;
   global.sat_auto = SatPrecision::global_f64;
   check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, global);
-  Options chosen;  // the default choice between strips and tiles (tiles below ~4K on an H100)
-  chosen.strip_min_rows = 256;
-  check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, chosen);
-  Options strip32;  // the strips' 32-row chunks (256 threads, three blocks per SM)
-  strip32.tile_height = 32;
-  check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, strip32);
-  Options other;  // the tile-local tables, every tile shape
-  other.sat_auto = SatPrecision::tile_local_f64;
-  check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, other);
+  Options other;  // the other tile shapes of the tile-local tables
   other.tile_height = 32;
   check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, other);
   other.tile_width = 32;
@@ -350,9 +339,9 @@ TEST_P(GpuLocal, test_gpu_reinhard_sat_every_algorithm_and_variant) {
     }
 }
 
-// Tile +- 1 of the tile-local tables (64 x 32 and 32 x 32 pixels per block), 8K, and for the strips
-// (64 columns, 64-row chunks): 148 x 129 has an interior strip ending at the frame's edge (its
-// 16-byte pair loads reach column 147) and a second chunk of one row.
+// Tile +- 1 of the tile-local tables (64 x 32 and 32 x 32 pixels per block) and 8K; 148 x 129:
+// two full 64 x 64 tiles across with a 20-pixel remainder (a tile's region ends at the frame's
+// edge) and one row below the second tile row.
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuLocal,
                          ::testing::Values(Size{1, 1}, Size{31, 17}, Size{63, 33}, Size{65, 31}, Size{148, 129}, Size{1920, 1080},
                                            Size{4097, 2161}, Size{7680, 4320}),
@@ -506,11 +495,6 @@ TEST(GpuLocalErrors, test_gpu_local_rejects_global_operator_and_bad_size) {
   EXPECT_NE(bad_height.status().message().find("tile_height"), std::string::npos) << bad_height.status().message();
   cfg.tile_width = 64;
   cfg.tile_height = 32;
-  cfg.strip_min_rows = -1;
-  auto bad_rows = LocalToneMapper::create(cfg);
-  ASSERT_FALSE(bad_rows.ok());
-  EXPECT_NE(bad_rows.status().message().find("strip_min_rows"), std::string::npos) << bad_rows.status().message();
-  cfg.strip_min_rows = 256;
   cfg.width = 0;
   EXPECT_FALSE(LocalToneMapper::create(cfg).ok());
 }

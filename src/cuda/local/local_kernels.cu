@@ -14,8 +14,6 @@
 //    clamped to the nearest interior window; core::drago_local_ld<float>;
 //  - colour and output: core::reconstruct_channel, encode_srgb / encode_gamma, core::quantise
 //    (the CPU's store_chunk maths; the GPU's powf differs from libmvec's by an ulp or two).
-#include <atomic>
-
 #include "core/colour.hpp"
 #include "core/colour_parts.hpp"
 #include "cuda/check.hpp"
@@ -94,8 +92,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) luminance_plane_kernel(const
   plane[static_cast<std::size_t>(y) * w + x] = core::luminance_fma(r, g, b);
 }
 
-__global__ void local_settings_kernel(core::LocalParams p, const FrameStats* stats, core::LocalSettings* out,
-                                      double* offsets) {
+__global__ void local_settings_kernel(core::LocalParams p, const FrameStats* stats, core::LocalSettings* out) {
   // Launched as a programmatic dependent of the statistics pass (cuda/pdl.cuh): let the map
   // kernel start staging its tiles, then wait for the statistics.
   cuda::trigger_dependents();
@@ -105,9 +102,7 @@ __global__ void local_settings_kernel(core::LocalParams p, const FrameStats* sta
   c.min_luminance = stats->min_luminance;
   c.max_luminance = stats->max_luminance;
   c.min_positive_luminance = stats->min_positive_luminance;
-  const core::LocalSettings s = core::make_local_settings_hd(p, c);
-  *out = s;
-  for (int i = 0; i < core::kMaxLocalScales; ++i) offsets[i] = core::activity_offset(s, i);
+  *out = core::make_local_settings_hd(p, c);
 }
 
 struct Taps {
@@ -287,30 +282,29 @@ constexpr int kHalo = 19;  // box_width(7) / 2
 constexpr int kWinX = kBlockX + 2 * kHalo + 1, kWinY = kBlockY + 2 * kHalo + 1;
 
 // Thesis Algorithm 7 as core::select_local_response<double>, unrolled over the levels so every box
-// width, 1 / width^2 (core::box_inv_area) and loop bound is a compile-time constant, with the
-// activity offsets precomputed per frame (offsets[i] == core::activity_offset(s, i)): the
-// runtime-indexed version spent two float64 divisions per level and pixel. Same operations in the
-// same order as the CPU's sat_select_chunk. box_sum(width) returns the edge-replicated box sum.
-// `offset(i)` returns core::activity_offset(s, i): a load from the per-frame device array, or a
-// kernel parameter (LocalMapArgs::level_offset: the constant bank, no register and no load).
-template <class BoxSum, class Offset>
-__device__ __forceinline__ double search_levels_by(double centre, int scales, double eps, Offset&& offset,
-                                                   double table_scale, BoxSum&& box_sum, bool all_scales = false) {
+// width and loop bound is a compile-time constant, with the level constants from the kernel
+// parameters (LocalMapArgs::level_offset = core::activity_offset(s, i), level_inv_area =
+// core::box_inv_area(width): constant-bank operands, no loads, no registers, no moves of float64
+// immediates; the runtime-indexed version spent two float64 divisions per level and pixel), and
+// the float result kept up to date at each accepted level (one conversion) so that the exits
+// share it with no moves of the float64 centre. Same operations in the same order as the CPU's
+// sat_select_chunk. `lum` is level 0 (centre = double(lum)); box(width) returns the
+// edge-replicated box sum.
+template <bool kAllScales, class BoxSum>
+__device__ __forceinline__ float search_levels(float lum, int scales, double eps, const LocalMapArgs& a,
+                                               double table_scale, BoxSum&& box) {
+  double centre = static_cast<double>(lum);
+  float out = lum;
 #pragma unroll
   for (int i = 0; i + 1 < core::kMaxLocalScales; ++i) {
-    if (!all_scales && i + 1 >= scales) break;
-    const int width = core::box_width(i + 1);
-    const double surround = core::box_level_response(box_sum(width), width, table_scale);
-    if (!core::activity_below<double>(centre, surround, offset(i), eps)) break;
+    if (!kAllScales && i + 1 >= scales) break;
+    // core::box_level_response: box * box_inv_area(width) * table_scale, in that order.
+    const double surround = box(core::box_width(i + 1)) * a.level_inv_area[i] * table_scale;
+    if (!core::activity_below<double>(centre, surround, a.level_offset[i], eps)) break;
     centre = surround;
+    out = static_cast<float>(surround);
   }
-  return centre;
-}
-
-template <class BoxSum>
-__device__ __forceinline__ double search_levels(double centre, int scales, double eps, const double* offsets,
-                                                double table_scale, BoxSum&& box_sum, bool all_scales = false) {
-  return search_levels_by(centre, scales, eps, [&](int i) { return __ldg(offsets + i); }, table_scale, box_sum, all_scales);
+  return out;
 }
 
 template <class In, LocalPath P, DodgeVariant V>
@@ -355,7 +349,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
         }
         return sat::box_sum_replicated_by<double>(rect, x, y, width, w, h);
       };
-      v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
+      v1 = search_levels<false>(lum, s.scales, s.epsilon, a, tscale, box);
     }
     const float ld = core::reinhard_local_ld(lum, v1);
     local_store(a, x, y, r, g, b, al, lw, ld, core::dither_row_seed(y));
@@ -399,38 +393,17 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
             }
             return sat::box_sum_replicated_by<double>(rect, x, y, width, w, h);
           };
-          v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
+          v1 = search_levels<false>(lum, s.scales, s.epsilon, a, tscale, box);
         } else {
           auto rect = [&](const sat::BoxRect& bx) { return sat::tiled_rect_sum(a.hi, a.lo, a.tiled, bx); };
           auto box = [&](int width) { return static_cast<double>(sat::box_sum_replicated_by<float>(rect, x, y, width, w, h)); };
-          v1 = static_cast<float>(search_levels(static_cast<double>(lum), s.scales, s.epsilon, a.offsets, tscale, box));
+          v1 = search_levels<false>(lum, s.scales, s.epsilon, a, tscale, box);
         }
       }
       ld = core::reinhard_local_ld(lum, v1);
     }
     local_store(a, x, y, r, g, b, al, lw, ld, core::dither_row_seed(y));
   }
-}
-
-// search_levels with the level constants from the kernel parameters (the constant bank) and a
-// conversion at each exit (the float64 centre is not moved between registers level by level).
-// `lum` is level 0 (the pixel's scaled luminance, centre = double(lum)). The float result is kept
-// up to date at each accepted level (one conversion) so that the exits share it with no moves.
-template <bool kAllScales, class BoxSum>
-__device__ __forceinline__ float strip_search(float lum, int scales, double eps, const LocalMapArgs& a,
-                                              double table_scale, BoxSum&& box) {
-  double centre = static_cast<double>(lum);
-  float out = lum;
-#pragma unroll
-  for (int i = 0; i + 1 < core::kMaxLocalScales; ++i) {
-    if (!kAllScales && i + 1 >= scales) break;
-    // core::box_level_response: box * box_inv_area(width) * table_scale, in that order.
-    const double surround = box(core::box_width(i + 1)) * a.level_inv_area[i] * table_scale;
-    if (!core::activity_below<double>(centre, surround, a.level_offset[i], eps)) break;
-    centre = surround;
-    out = static_cast<float>(surround);
-  }
-  return out;
 }
 
 // ---- reinhard-sat with tile-local tables (SatPrecision::tile_local_f64) ----
@@ -467,20 +440,14 @@ __device__ __forceinline__ float sanitise_lum(float v) {
   else return sanitise(v);
 }
 
-// The luminance of one half RGBA pixel from its two packed words, sanitised while packed (the
-// same clamp as sanitise_lum).
-__device__ __forceinline__ float luminance_half_words(unsigned rg_word, unsigned ba_word) {
-  const unsigned rg = cuda::clamp_half2(rg_word, cuda::half2_top_rgb());
-  const unsigned ba = cuda::clamp_half2(ba_word, cuda::half2_top_rgb());
-  return core::luminance_fma(cuda::half_lo(rg), cuda::half_hi(rg), cuda::half_lo(ba));
-}
-
 template <class In, bool kVec>
 __device__ __forceinline__ float load_luminance(const unsigned char* row, int x) {
   const typename In::T* q = reinterpret_cast<const typename In::T*>(row) + static_cast<std::size_t>(x) * In::channels;
-  if constexpr (kVec && In::bytes == 8) {
+  if constexpr (kVec && In::bytes == 8) {  // sanitised while packed: the same clamp as sanitise_lum
     const uint2 u = __ldg(reinterpret_cast<const uint2*>(q));
-    return luminance_half_words(u.x, u.y);
+    const unsigned rg = cuda::clamp_half2(u.x, cuda::half2_top_rgb());
+    const unsigned ba = cuda::clamp_half2(u.y, cuda::half2_top_rgb());
+    return core::luminance_fma(cuda::half_lo(rg), cuda::half_hi(rg), cuda::half_lo(ba));
   } else {
     float r, g, b;
     if constexpr (kVec && In::bytes == 16) {
@@ -533,48 +500,6 @@ __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int 
   }
 }
 
-// stage_region for half RGBA in interior tiles (x0 - 20 >= 0 and the last pair inside the frame;
-// base and stride 16-byte aligned): two pixels per 16-byte load. Pair p covers image columns
-// x0 - 20 + 2p and + 1, i.e. region columns 2p - 1 and 2p (region column -1, and kRegionW for
-// 64-wide tiles, are loaded with their pair and not stored).
-template <int TW, int TH>
-__device__ __forceinline__ void stage_region_pairs(const LocalMapArgs& a, int x0, int y0, double* tile) {
-  using D = TileDims<TW, TH>;
-  constexpr int kPairs = (D::kRegionW + 2) / 2, kPairChunks = (kPairs + 31) / 32, kWarps = D::kThreads / 32;
-  constexpr int kRowsPerWarp = (D::kRegionH + kWarps - 1) / kWarps, kBatchRows = 3;
-  const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
-  const int pair0 = (x0 - kHalo - 1) / 2;
-  for (int k0 = 0; k0 < kRowsPerWarp; k0 += kBatchRows) {
-    float lv[kBatchRows][kPairChunks][2];
-#pragma unroll
-    for (int kb = 0; kb < kBatchRows; ++kb) {
-      const int ry = min(warp + (k0 + kb) * kWarps, D::kRegionH - 1);
-      const int gy = min(max(y0 - kHalo + ry, 0), a.height - 1);
-      const uint4* pairs = reinterpret_cast<const uint4*>(a.in + static_cast<std::size_t>(gy) * a.in_stride) + pair0;
-#pragma unroll
-      for (int h = 0; h < kPairChunks; ++h) {
-        const uint4 q = __ldg(pairs + min(lane + 32 * h, kPairs - 1));
-        lv[kb][h][0] = luminance_half_words(q.x, q.y);
-        lv[kb][h][1] = luminance_half_words(q.z, q.w);
-      }
-    }
-#pragma unroll
-    for (int kb = 0; kb < kBatchRows; ++kb) {
-      const int ry = warp + (k0 + kb) * kWarps;
-      if (ry >= D::kRegionH) break;
-      double* dst = tile + (ry + 1) * D::kPitch + 1;  // dst[c]: region column c
-#pragma unroll
-      for (int h = 0; h < kPairChunks; ++h) {
-        const int p = lane + 32 * h;
-        if (p < kPairs) {
-          if (2 * p - 1 >= 0) dst[2 * p - 1] = static_cast<double>(lv[kb][h][0]);
-          if (2 * p < D::kRegionW) dst[2 * p] = static_cast<double>(lv[kb][h][1]);
-        }
-      }
-    }
-  }
-}
-
 // The block's pixels, kPx per thread: all loads first (coordinates clamped, so unconditional),
 // then the search and the store for the pixels inside the frame.
 template <class In, bool kVec, int TW, int TH, bool kAllScales>
@@ -616,7 +541,7 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
         const double* bottom = tile + (cy + rr + 1) * D::kPitch;
         return (bottom[cx + rr + 1] - bottom[cx - rr]) - (top[cx + rr + 1] - top[cx - rr]);
       };
-      v1 = strip_search<kAllScales>(lum, s.scales, s.epsilon, a, tscale, box);
+      v1 = search_levels<kAllScales>(lum, s.scales, s.epsilon, a, tscale, box);
     }
     float alpha = al[kReloadAlpha ? 0 : k];
     if constexpr (kReloadAlpha) {
@@ -646,11 +571,7 @@ __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::
   {
     for (int i = tid; i < D::kPitch; i += D::kThreads) tile[i] = 0.0;
     for (int i = tid; i < D::kRows; i += D::kThreads) tile[i * D::kPitch] = 0.0;
-    // 16-byte pairs of half pixels in interior tiles (block-uniform).
-    const bool pairs = In::bytes == 8 && (reinterpret_cast<std::uintptr_t>(a.in) % 16) == 0 && a.in_stride % 16 == 0 &&
-                       x0 - kHalo - 1 >= 0 && x0 - kHalo - 1 + 2 * ((D::kRegionW + 2) / 2) <= a.width;
-    if (pairs) stage_region_pairs<TW, TH>(a, x0, y0, tile);
-    else if (vec) stage_region<In, true, TW, TH>(a, x0, y0, tile);
+    if (vec) stage_region<In, true, TW, TH>(a, x0, y0, tile);
     else stage_region<In, false, TW, TH>(a, x0, y0, tile);
     __syncthreads();
     for (int r = tid; r < D::kRegionH; r += D::kThreads) {  // row prefix sums, a thread per row
@@ -701,298 +622,10 @@ Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
   return {};
 }
 
-// ---- reinhard-sat with strip-local tables (SatPrecision::strip_local_f64, the default) ----
-// The tile kernel's float64 table without its vertical halo: a block walks down a 64-pixel-wide
-// column strip in chunks of 64 output rows, and the 39 table rows that the next chunk's boxes
-// share with this one's are carried over (copied to the top of the table) instead of staged and
-// summed again; a chunk stages only its 64 new rows (1.6 staged values per output pixel against
-// the 64 x 64 tile's 2.5) and scans only them. The table is inclusive and continues down the run:
-// T[k][c] = the sum of the staged luminance at table rows <= k (since the run's first row) and
-// region columns <= c, so a box is (T[b][r] - T[b][l - 1]) - (T[t - 1][r] - T[t - 1][l - 1]).
-// Its entries grow with the run; float64 keeps them to ~1e-16 of a strip's sum (the CPU's
-// whole-frame table: ~1e-16 of the frame's).
-// Geometry: region column c is image column x0 - 20 + c, c < 104 (x0 - 20 is even, so two half
-// RGBA pixels are one 16-byte load in interior strips; column 103 is loaded with its pair and
-// never read); table row k of the chunk whose first output row is yc is image row yc - 20 + k,
-// k < 103 (clamped coordinates: the staged region is the edge-replicated image, as the tile
-// kernel's). Each block takes a contiguous range of the frame's (strip, row) pairs, strip-major,
-// and the grid is what fits the GPU at once (one wave, no tail): neighbouring strips move down
-// together, so the halo columns two strips share come from L2.
-namespace strip {
-constexpr int kW = 64;
-constexpr int kOx = kHalo + 1;                  // 20: region column 0 = x0 - kOx (even)
-constexpr int kCols = kW + 2 * kOx;             // 104 staged columns
-constexpr int kUsedCols = kW + 2 * kHalo + 1;   // 103 read by the boxes (0 .. 102)
-constexpr int kPitch = kCols + 1;               // odd (in doubles): the per-row scans are conflict-free
-constexpr int kPairs = kCols / 2;               // 52 pixel pairs per staged row
-constexpr int kBatch = 2;                       // staged rows per warp per batch
-static_assert(kOx % 2 == 0);
-}  // namespace strip
-
-// Chunks of 64 rows (512 threads, two 86.5 KB tables per SM) or 32 rows (256 threads, three
-// 59.6 KB tables per SM); 8 pixels per thread either way.
-template <int kChunkRows>
-struct StripDims {
-  static constexpr int kChunk = kChunkRows;
-  static constexpr int kThreads = kChunk * strip::kW / 8;
-  static constexpr int kMinBlocks = kChunk == 64 ? 2 : 3;
-  static constexpr int kRows = kChunk + 2 * kHalo + 1;  // table rows (103 / 71)
-  static constexpr int kKeep = kRows - kChunk;          // 39 rows carried to the next chunk
-  static constexpr int kWarps = kThreads / 32;
-  static constexpr int kCopy2 = (kKeep * strip::kPitch + 1) / 2;  // the carried rows as double2s
-  static constexpr std::size_t kDoubles = static_cast<std::size_t>(kRows) * strip::kPitch + 1;  // + the copy's last half double2
-  static constexpr std::size_t kBytes = kDoubles * sizeof(double);
-  static_assert(kChunk % kWarps == 0 && (kChunk * strip::kPitch) % 2 == 0);
-};
-
-// One batch of staged luminance: table rows k0 + warp + kWarps j (j < kB) of the warp, all
-// loads issued before any is used (kB = 2: 8 loads per thread in flight; more spilled at 64
-// registers). Slot s of a lane is region column lane + 32 s, or with kPair
-// (half RGBA, 16-byte aligned, interior strip) pixel s & 1 of pair lane + 32 (s >> 1).
-template <class D, class In, bool kVec, bool kPair, int kB>
-__device__ __forceinline__ void strip_load(const LocalMapArgs& a, int x0, int y_top, int k0, int k_end,
-                                           float (&v)[strip::kBatch][4]) {
-  const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
-#pragma unroll
-  for (int j = 0; j < kB; ++j) {
-    const int k = min(k0 + warp + D::kWarps * j, k_end - 1);  // rows past k_end: loaded, not stored
-    const int gy = min(max(y_top + k, 0), a.height - 1);
-    const unsigned char* row = a.in + static_cast<std::size_t>(gy) * a.in_stride;
-    if constexpr (kPair) {
-      const uint4* pairs = reinterpret_cast<const uint4*>(row) + (x0 - strip::kOx) / 2;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const uint4 q = __ldg(pairs + min(lane + 32 * h, strip::kPairs - 1));
-        v[j][2 * h] = luminance_half_words(q.x, q.y);
-        v[j][2 * h + 1] = luminance_half_words(q.z, q.w);
-      }
-    } else {
-#pragma unroll
-      for (int sl = 0; sl < 4; ++sl) {
-        const int gx = min(max(x0 - strip::kOx + min(lane + 32 * sl, strip::kCols - 1), 0), a.width - 1);
-        v[j][sl] = load_luminance<In, kVec>(row, gx);
-      }
-    }
-  }
-}
-
-template <class D, bool kPair, int kB>
-__device__ __forceinline__ void strip_store(double* table, int k0, int k_end, const float (&v)[strip::kBatch][4]) {
-  const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
-#pragma unroll
-  for (int j = 0; j < kB; ++j) {
-    const int k = k0 + warp + D::kWarps * j;
-    if (k >= k_end) break;  // warp-uniform
-    double* dst = table + k * strip::kPitch;
-#pragma unroll
-    for (int sl = 0; sl < 4; ++sl) {
-      const int c = kPair ? 2 * (lane + 32 * (sl >> 1)) + (sl & 1) : lane + 32 * sl;
-      if (c < strip::kCols) dst[c] = static_cast<double>(v[j][sl]);
-    }
-  }
-}
-
-// Inclusive prefix sums of table rows [k0, k_end) along the row (a thread per row), then down
-// the columns (a thread per column) continuing from row k0 - 1 (k0 > 0: the carried rows).
-template <class D>
-__device__ __forceinline__ void strip_scan(double* table, int k0, int k_end, int tid) {
-  for (int k = k0 + tid; k < k_end; k += D::kThreads) {
-    double* row = table + k * strip::kPitch;
-    double acc = 0.0;
-#pragma unroll 8
-    for (int c = 0; c < strip::kUsedCols; ++c) {
-      acc += row[c];
-      row[c] = acc;
-    }
-  }
-  __syncthreads();
-  for (int c = tid; c < strip::kUsedCols; c += D::kThreads) {
-    double* col = table + c;
-    double acc = k0 > 0 ? col[(k0 - 1) * strip::kPitch] : 0.0;
-#pragma unroll 8
-    for (int k = k0; k < k_end; ++k) {
-      acc += col[k * strip::kPitch];
-      col[k * strip::kPitch] = acc;
-    }
-  }
-  __syncthreads();
-}
-
-// One pixel as loaded for the map: half RGBA stays packed (2 registers) until it is mapped.
-template <class In, bool kVec>
-struct StripPixel {
-  static constexpr bool kPacked = kVec && In::bytes == 8;
-  uint2 raw;
-  float r, g, b, al;
-  __device__ __forceinline__ void load(const unsigned char* row, int x) {
-    if constexpr (kPacked) raw = __ldg(reinterpret_cast<const uint2*>(row) + x);
-    else load_pixel_uniform<In, kVec>(row, x, r, g, b, al);
-  }
-  __device__ __forceinline__ void decode() {  // load_pixel_uniform's sanitise and conversion
-    if constexpr (kPacked) {
-      const unsigned rg = cuda::clamp_half2(raw.x, cuda::half2_top_rgb());
-      const unsigned ba = cuda::clamp_half2(raw.y, cuda::half2_top_ba());
-      r = cuda::half_lo(rg);
-      g = cuda::half_hi(rg);
-      b = cuda::half_lo(ba);
-      al = cuda::half_hi(ba);
-    }
-  }
-};
-
-// The chunk's pixels (output rows yc .. yc + rows - 1 of the strip at x0), 8 per thread, one
-// after the other (a loop, not unrolled: the unrolled 8 pixels' searches spilled at 64 registers),
-// each pixel's load issued before the previous pixel is mapped.
-template <class D, class In, bool kVec, bool kAllScales>
-__device__ __forceinline__ void strip_map_pixels(const LocalMapArgs& a, float scale, double eps, int scales, bool needed,
-                                                 int x0, int yc, int rows, const double* table,
-                                                 const std::uint32_t* row_seeds) {
-  constexpr int kRowsPerPass = D::kThreads / strip::kW;
-  const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
-  const int px = tid % strip::kW, py0 = tid / strip::kW;
-  const int x = x0 + px;
-  if (x >= a.width || py0 >= rows) return;
-  const double tscale = static_cast<double>(scale);
-  auto row_of = [&](int t) { return a.in + static_cast<std::size_t>(yc + t) * a.in_stride; };
-  StripPixel<In, kVec> next;
-  next.load(row_of(py0), x);
-#pragma unroll 1
-  for (int t = py0; t < rows; t += kRowsPerPass) {
-    StripPixel<In, kVec> p = next;
-    if (t + kRowsPerPass < rows) next.load(row_of(t + kRowsPerPass), x);
-    p.decode();
-    const float lw = core::luminance_fma(p.r, p.g, p.b);
-    const float lum = lw * scale;
-    float v1 = lum;
-    if (needed) {
-      // The pixel is region (px + kOx, t + kOx); a centred box of width 2 rr + 1 spans rows /
-      // columns [c - rr, c + rr]: inclusive entries c + rr and c - rr - 1.
-      const double* centre = table + (t + strip::kOx) * strip::kPitch + (px + strip::kOx);
-      auto box = [&](int width) {
-        const int rr = width >> 1;
-        const double* top = centre - (rr + 1) * strip::kPitch;
-        const double* bottom = centre + rr * strip::kPitch;
-        return (bottom[rr] - bottom[-rr - 1]) - (top[rr] - top[-rr - 1]);
-      };
-      v1 = strip_search<kAllScales>(lum, scales, eps, a, tscale, box);
-    }
-    const float ld = __fdividef(lum, fminf(1.0f + v1, 0x1p126f));  // as map_tile_pixels
-    local_store(a, x, yc + t, p.r, p.g, p.b, p.al, lw, ld, row_seeds[t]);
-  }
-}
-
-template <class In, int kChunkRows>
-__global__ void __launch_bounds__(StripDims<kChunkRows>::kThreads, StripDims<kChunkRows>::kMinBlocks) sat_strip_map_kernel(LocalMapArgs a) {
-  using D = StripDims<kChunkRows>;
-  extern __shared__ __align__(16) double table[];  // D::kRows x strip::kPitch (+ 1)
-  __shared__ std::uint32_t row_seeds[D::kChunk];
-  const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
-  const bool vec = (reinterpret_cast<std::uintptr_t>(a.in) % In::bytes) == 0 && a.in_stride % In::bytes == 0 &&
-                   (In::bytes == 8 || In::bytes == 16);
-  // 16-byte pairs of half pixels: base and stride 16-byte aligned (the strip test is per run).
-  const bool pair_ok = In::bytes == 8 && (reinterpret_cast<std::uintptr_t>(a.in) % 16) == 0 && a.in_stride % 16 == 0;
-  // (strip, row) pairs: < 2^31 for every frame size check_frame_config admits.
-  const long long total = static_cast<long long>((a.width + strip::kW - 1) / strip::kW) * a.height;
-  const int begin = static_cast<int>(total * blockIdx.x / gridDim.x);
-  const int end = static_cast<int>(total * (blockIdx.x + 1) / gridDim.x);
-  for (int pos = begin; pos < end;) {
-    const int strip_index = pos / a.height, y_run = pos - strip_index * a.height;
-    const int run = min(end - pos, a.height - y_run);
-    pos += run;
-    const int x0 = strip_index * strip::kW;
-    const bool pair = pair_ok && x0 - strip::kOx >= 0 && x0 - strip::kOx + strip::kCols <= a.width;  // block-uniform
-    for (int yc = y_run; yc < y_run + run; yc += D::kChunk) {
-      const int y_top = yc - strip::kOx;  // image row of table row 0
-      float v[strip::kBatch][4];
-      // Rows [k0, k_end) staged batch by batch (loads, then stores).
-      auto stage = [&](int k0, int k_end) {
-        if constexpr (In::bytes == 8) {
-          if (pair) {
-            for (int k = k0; k < k_end; k += D::kWarps * 2) {
-              strip_load<D, In, true, true, 2>(a, x0, y_top, k, k_end, v);
-              strip_store<D, true, 2>(table, k, k_end, v);
-            }
-            return;
-          }
-        }
-        for (int k = k0; k < k_end; k += D::kWarps * 2) {
-          if (vec) strip_load<D, In, true, false, 2>(a, x0, y_top, k, k_end, v);
-          else strip_load<D, In, false, false, 2>(a, x0, y_top, k, k_end, v);
-          strip_store<D, false, 2>(table, k, k_end, v);
-        }
-      };
-      if (yc == y_run) {  // a run's first chunk: the whole table
-        __syncthreads();  // the previous run's pixels are done with the table
-        if (tid < D::kChunk) row_seeds[tid] = core::dither_row_seed(yc + tid);
-        stage(0, D::kRows);
-        __syncthreads();
-        strip_scan<D>(table, 0, D::kRows, tid);
-      } else {  // the next chunk: carry the last kKeep rows, stage and sum the kChunk new ones
-        __syncthreads();  // the previous chunk's pixels are done with the table
-        const double2* from = reinterpret_cast<const double2*>(table + D::kChunk * strip::kPitch);
-        double2* to = reinterpret_cast<double2*>(table);
-        for (int i = tid; i < D::kCopy2; i += D::kThreads) to[i] = from[i];
-        if (tid < D::kChunk) row_seeds[tid] = core::dither_row_seed(yc + tid);
-        __syncthreads();
-        stage(D::kKeep, D::kRows);
-        __syncthreads();
-        strip_scan<D>(table, D::kKeep, D::kRows, tid);
-      }
-      // The table depends on the input only, lum_scale on the statistics: the first chunk's
-      // table is built while the statistics finish (a no-op wait after the first). The other
-      // settings are the parameters' (core::make_local_settings_hd's values, from the host).
-      cuda::wait_for_previous_grid();
-      const float scale = static_cast<float>(core::local_lum_scale(a.key, a.stats->log_average));
-      const int scales = a.scales;
-      const bool needed = scales > 1 && a.epsilon > 0;
-      const int rows = min(D::kChunk, y_run + run - yc);
-      if (scales == core::kMaxLocalScales) {  // block-uniform
-        if (vec) strip_map_pixels<D, In, true, true>(a, scale, a.epsilon, scales, needed, x0, yc, rows, table, row_seeds);
-        else strip_map_pixels<D, In, false, true>(a, scale, a.epsilon, scales, needed, x0, yc, rows, table, row_seeds);
-      } else {
-        if (vec) strip_map_pixels<D, In, true, false>(a, scale, a.epsilon, scales, needed, x0, yc, rows, table, row_seeds);
-        else strip_map_pixels<D, In, false, false>(a, scale, a.epsilon, scales, needed, x0, yc, rows, table, row_seeds);
-      }
-    }
-  }
-  cuda::wait_for_previous_grid();  // a block with no rows (never: grid <= rows) still orders its exit
-}
-
-template <class In, int kChunkRows>
-Status launch_sat_strip(const LocalMapArgs& a, cudaStream_t s) {
-  using D = StripDims<kChunkRows>;
-  static const cudaError_t attr = cudaFuncSetAttribute(sat_strip_map_kernel<In, kChunkRows>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       static_cast<int>(D::kBytes));
-  TK_CUDA_CHECK(attr);
-  // One wave: as many blocks as fit the device at once (cached per device).
-  static std::atomic<int> cached[64] = {};
-  int dev = 0;
-  TK_CUDA_CHECK(cudaGetDevice(&dev));
-  int blocks = dev < 64 ? cached[dev].load(std::memory_order_relaxed) : 0;
-  if (blocks == 0) {
-    int sms = 0, per_sm = 0;
-    TK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sat_strip_map_kernel<In, kChunkRows>, D::kThreads, D::kBytes));
-    blocks = (per_sm < 1 ? 1 : per_sm) * sms;
-    if (dev < 64) cached[dev].store(blocks, std::memory_order_relaxed);
-  }
-  // At least a chunk's rows per block: a small frame takes fewer blocks, each building its table once.
-  const long long total = static_cast<long long>((a.width + strip::kW - 1) / strip::kW) * a.height;
-  const long long wanted = (total + D::kChunk - 1) / D::kChunk;
-  const int grid = static_cast<int>(wanted < blocks ? wanted : blocks);
-  if (Status st = cuda::launch_pdl(sat_strip_map_kernel<In, kChunkRows>, dim3(grid), dim3(32, D::kThreads / 32), D::kBytes, s,
-                                   true, a);
-      !st.ok())
-    return st;
-  TK_CUDA_CHECK_LAUNCH("sat_strip_map_kernel");
-  return {};
-}
-
 template <class In>
 Status launch_map_in(LocalPath path, DodgeVariant v, const LocalMapArgs& a, cudaStream_t s) {
   const dim3 block(kBlockX, kBlockY), grid((a.width + kBlockX - 1) / kBlockX, (a.height + kBlockY - 1) / kBlockY);
   switch (path) {
-    case LocalPath::sat_strip: return a.tile_height == 32 ? launch_sat_strip<In, 32>(a, s) : launch_sat_strip<In, 64>(a, s);
     case LocalPath::sat_tile:
       if (a.tile_width == 64) return a.tile_height == 64 ? launch_sat_tile<In, 64, 64>(a, s) : launch_sat_tile<In, 64, 32>(a, s);
       return launch_sat_tile<In, 32, 32>(a, s);
@@ -1040,8 +673,8 @@ Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::siz
 }
 
 Status launch_local_settings(const core::LocalParams& p, const FrameStats* stats, core::LocalSettings* settings,
-                             double* offsets, cudaStream_t s) {
-  if (Status st = cuda::launch_pdl(local_settings_kernel, dim3(1), dim3(1), 0, s, true, p, stats, settings, offsets);
+                             cudaStream_t s) {
+  if (Status st = cuda::launch_pdl(local_settings_kernel, dim3(1), dim3(1), 0, s, true, p, stats, settings);
       !st.ok())
     return st;
   TK_CUDA_CHECK_LAUNCH("local_settings_kernel");

@@ -35,7 +35,6 @@ struct LocalMapArgs {
   float gamma = 0.0f;    // 0 = sRGB
   int dither = 1;
   const core::LocalSettings* settings = nullptr;  // device
-  const double* offsets = nullptr;  // device: core::activity_offset(settings, i), i < kMaxLocalScales
   const float* centre = nullptr;     // reinhard-local: V1(s_m) per pixel
   const double* colsum = nullptr;    // drago-local: window column sums per pixel
   const double* table = nullptr;     // reinhard-sat, float64 table
@@ -45,29 +44,22 @@ struct LocalMapArgs {
   int tile_width = 32;               // reinhard-sat, tile-local tables: 32 x 32, 64 x 32 or 64 x 64 pixels per block
   int tile_height = 32;
   // core::activity_offset(settings, i): it depends on the parameters only (phi, key), so the host
-  // computes it as the CPU reference does and the strip kernel reads it from its parameters.
+  // computes it as the CPU reference does and the kernels read it from their parameters.
   double level_offset[core::kMaxLocalScales] = {};
   // core::box_inv_area(core::box_width(i + 1)): the search's box factors as kernel parameters too
   // (a float64 immediate costs two moves per level).
   double level_inv_area[core::kMaxLocalScales] = {};
-  // The strip kernel's settings without the local-settings kernel: the parameters (host) and the
-  // frame statistics (device; lum_scale = core::local_lum_scale(key, log_average)).
-  const FrameStats* stats = nullptr;
-  double key = 0.18;
-  double epsilon = 0.05;
-  int scales = 8;
 };
 
-enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, sat_strip, drago };
+enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, drago };
 
 // Sanitised luminance L_w of every pixel (w x h floats, packed).
 Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::size_t in_stride, int w, int h,
                               float* plane, cudaStream_t s);
-// core::make_local_settings_hd from the device statistics (a tonekit::FrameStats) into *settings,
-// and core::activity_offset(*settings, i) for every level into offsets[0, kMaxLocalScales) (the
-// search then does no float64 division per pixel).
+// core::make_local_settings_hd from the device statistics (a tonekit::FrameStats) into *settings.
+// (The activity offsets depend on the parameters only: LocalMapArgs::level_offset, host.)
 Status launch_local_settings(const core::LocalParams& p, const FrameStats* stats, core::LocalSettings* settings,
-                             double* offsets, cudaStream_t s);
+                             cudaStream_t s);
 // reinhard-local: the Gaussian pyramid with the scale search after each level (centre, active),
 // `tmp` one plane of scratch. `max_scales` = the params' scales (levels beyond are not run).
 Status launch_gauss_pyramid(const float* plane, int w, int h, const GaussWeights& g, int max_scales,

@@ -39,9 +39,8 @@ struct LocalToneMapper::Impl {
   core::LocalParams lp;
   cuda::DeviceFrame* frame = nullptr;
   cuda::StatsScratch stats;
-  core::LocalSettings* settings = nullptr;  // followed by kMaxLocalScales activity offsets
-  double* offsets = nullptr;
-  double level_offset[core::kMaxLocalScales] = {};  // the same offsets, computed on the host
+  core::LocalSettings* settings = nullptr;
+  double level_offset[core::kMaxLocalScales] = {};  // core::activity_offset per level (host: parameters only)
   float* plane = nullptr;
   // reinhard-sat
   double* table = nullptr;
@@ -113,11 +112,7 @@ struct LocalToneMapper::Impl {
     TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(cuda::DeviceFrame)));
     TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(cuda::DeviceFrame)));
     TK_CUDA_CHECK(cudaMalloc(&stats.partials, z.partials * sizeof(cuda::StatsPartial)));
-    constexpr std::size_t kSettingsBytes = (sizeof(core::LocalSettings) + 15) / 16 * 16;
-    void* block = nullptr;
-    TK_CUDA_CHECK(cudaMalloc(&block, kSettingsBytes + core::kMaxLocalScales * sizeof(double)));
-    settings = static_cast<core::LocalSettings*>(block);
-    offsets = reinterpret_cast<double*>(static_cast<unsigned char*>(block) + kSettingsBytes);
+    TK_CUDA_CHECK(cudaMalloc(&settings, sizeof(core::LocalSettings)));
     TK_CUDA_CHECK(cudaMalloc(&plane, n * sizeof(float)));
     switch (lp.kind) {
       case core::LocalKind::reinhard_box:
@@ -147,8 +142,6 @@ LocalToneMapper::~LocalToneMapper() = default;
 
 Result<std::unique_ptr<LocalToneMapper>> LocalToneMapper::create(const LocalToneMapperConfig& config) {
   if (Status s = cuda::check_frame_config("LocalToneMapper", config.width, config.height, config.output); !s.ok()) return s;
-  if (config.strip_min_rows < 0)
-    return invalid_argument("LocalToneMapper: strip_min_rows must be >= 0, got " + std::to_string(config.strip_min_rows));
   if (config.tile_width != 32 && config.tile_width != 64)
     return invalid_argument("LocalToneMapper: tile_width must be 32 or 64, got " + std::to_string(config.tile_width));
   if (config.tile_height != 32 && !(config.tile_height == 64 && config.tile_width == 64))
@@ -182,21 +175,10 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   const auto algo = static_cast<sat::SatAlgorithm>(m.lp.sat);
   // reinhard-sat with tile-local tables reads the input directly: no luminance plane.
   const bool tile_local = m.lp.kind == core::LocalKind::reinhard_box && algo == sat::SatAlgorithm::automatic &&
-                          (c.sat_auto == SatPrecision::tile_local_f64 || c.sat_auto == SatPrecision::strip_local_f64);
+                          c.sat_auto == SatPrecision::tile_local_f64;
   if (!tile_local)
     if (Status st = cuda_local::launch_luminance_plane(c.input, g.in, in_stride, w, h, m.plane, s); !st.ok()) return st;
-  // The strip kernel derives its settings from the statistics itself (one launch fewer on the
-  // frame's critical path); every other path reads them from the local-settings kernel.
-  // Strips pay off once each block of a wave walks far enough down its strip to amortise its
-  // first, full table (LocalToneMapperConfig::strip_min_rows; two blocks per SM with 64-row chunks,
-  // three with 32).
-  const long long strip_rows = static_cast<long long>((w + 63) / 64) * h;
-  const long long strip_blocks = static_cast<long long>(c.tile_height == 32 ? 3 : 2) * m.sm_count;
-  const bool strip = tile_local && c.sat_auto == SatPrecision::strip_local_f64 &&
-                     strip_rows >= static_cast<long long>(c.strip_min_rows) * strip_blocks;
-  if (!strip)
-    if (Status st = cuda_local::launch_local_settings(m.lp, &m.frame->stats, m.settings, m.offsets, s); !st.ok())
-      return st;
+  if (Status st = cuda_local::launch_local_settings(m.lp, &m.frame->stats, m.settings, s); !st.ok()) return st;
   if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
 
   cuda_local::LocalMapArgs a;
@@ -212,23 +194,18 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   a.gamma = m.gamma;
   a.dither = m.dither;
   a.settings = m.settings;
-  a.offsets = m.offsets;
   a.tile_width = c.tile_width;
   a.tile_height = c.tile_height;
-  a.stats = &m.frame->stats;
-  a.key = m.lp.key;
-  a.epsilon = m.lp.epsilon;
-  a.scales = scales;
   for (int i = 0; i < core::kMaxLocalScales; ++i) {
     a.level_offset[i] = m.level_offset[i];
-    a.level_inv_area[i] = core::box_inv_area(core::box_width(i + 1 < core::kMaxLocalScales ? i + 1 : i));
+    a.level_inv_area[i] = core::box_inv_area(core::box_width(i + 1 < core::kMaxLocalScales ? i + 1 : i));  // level i's surround
   }
   cuda_local::LocalPath path = cuda_local::LocalPath::gauss;
   switch (m.lp.kind) {
     case core::LocalKind::reinhard_box: {
       const bool need_table = scales > 1 && m.lp.epsilon > 0;  // level 0 is the pixel itself
-      if (tile_local) {  // the tables are built inside the map kernel
-        path = strip ? cuda_local::LocalPath::sat_strip : cuda_local::LocalPath::sat_tile;
+      if (tile_local) {
+        path = cuda_local::LocalPath::sat_tile;  // the tables are built inside the map kernel
       } else if (algo == sat::SatAlgorithm::automatic && c.sat_auto == SatPrecision::tiled_f32_pairs) {
         path = cuda_local::LocalPath::sat_tiled;
         if (need_table)

@@ -340,8 +340,7 @@ TEST_P(GpuLocal, test_gpu_reinhard_sat_every_algorithm_and_variant) {
 }
 
 // Tile +- 1 of the tile-local tables (64 x 32 and 32 x 32 pixels per block) and 8K; 148 x 129:
-// two full 64 x 64 tiles across with a 20-pixel remainder (a tile's region ends at the frame's
-// edge) and one row below the second tile row.
+// two full 64 x 64 tiles across and down, then a 20-column and a 1-row remainder.
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuLocal,
                          ::testing::Values(Size{1, 1}, Size{31, 17}, Size{63, 33}, Size{65, 31}, Size{148, 129}, Size{1920, 1080},
                                            Size{4097, 2161}, Size{7680, 4320}),

@@ -19,7 +19,7 @@ if [[ ${TESTS:-0} == 1 ]]; then
   grep -E "^\[  FAILED|Failure|Expected|actual|Which is|entries off" "$OUT/gtest_local.log" | head -30
   tail -3 "$OUT/gtest_local.log"
   grep -E "^\[ local \]" "$OUT/gtest_local.log" | grep -E "ties at epsilon [1-9]|max [3-9]" | head -8
-  grep -E "^\[ local \].*strip" "$OUT/gtest_local.log" | sort -t'(' -k2 -r | head -4
+  grep -E "^\[ local \].*tile-local 64x64" "$OUT/gtest_local.log" | sort -t'(' -k2 -r | head -4
 fi
 if [[ ${SAN:-0} == 1 ]]; then
   echo "== memcheck / racecheck (${SAN_FILTER:-*Edge*:*1x1*})"

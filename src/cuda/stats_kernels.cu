@@ -574,46 +574,43 @@ Status launch_stats_for(StatsAlgorithm algo, const FrameGeometry& g, const Stats
   return invalid_argument("unknown statistics algorithm");
 }
 
+// One wave of `kernel`: the blocks per SM that fit (with `smem` bytes of dynamic shared memory),
+// at most `cap` of them when cap > 0, at least 1, times the SMs; then at most `limit` blocks in
+// all and at least 1.
+template <class Kernel>
+Status wave_grid(Kernel kernel, std::size_t smem, int cap, int sm_count, long long limit, int& grid) {
+  int per_sm = 0;
+  TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStatsThreads, smem));
+  if (cap > 0) per_sm = std::min(per_sm, cap);
+  grid = static_cast<int>(std::max<long long>(1, std::min<long long>(limit, static_cast<long long>(std::max(per_sm, 1)) * sm_count)));
+  return {};
+}
+
 template <class In>
 Status sizes_for(long long total_groups, int sm_count, StatsScratchSizes& z, int blocks_per_sm) {
-  int per_sm = 0;
-  TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stats_fused_kernel<In>, kStatsThreads, 0));
-  if (blocks_per_sm > 0) per_sm = std::min(per_sm, blocks_per_sm);
-  if (per_sm < 1) per_sm = 1;
   const long long needed = (total_groups + kStatsThreads - 1) / kStatsThreads;
-  z.fused_grid = static_cast<int>(std::max<long long>(1, std::min<long long>(needed, static_cast<long long>(per_sm) * sm_count)));
+  if (Status st = wave_grid(stats_fused_kernel<In>, 0, blocks_per_sm, sm_count, needed, z.fused_grid); !st.ok()) return st;
   int device = 0, l2_bytes = 0;
   TK_CUDA_CHECK(cudaGetDevice(&device));
   TK_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   const long long keep_groups = static_cast<long long>(kStatsL2Keep * l2_bytes) / (kGroup * In::bytes);
   z.fused_head_groups = static_cast<unsigned>(std::max<long long>(0, total_groups - keep_groups));
   z.flat_grid = z.fused_grid;
-  if constexpr (kFlatStats<In>) {
-    int flat_per_sm = 0;
-    TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&flat_per_sm, stats_flat_kernel<In>, kStatsThreads, 0));
-    if (blocks_per_sm > 0) flat_per_sm = std::min(flat_per_sm, blocks_per_sm);
-    z.flat_grid = static_cast<int>(
-        std::max<long long>(1, std::min<long long>(needed, static_cast<long long>(std::max(flat_per_sm, 1)) * sm_count)));
-  }
+  if constexpr (kFlatStats<In>)
+    if (Status st = wave_grid(stats_flat_kernel<In>, 0, blocks_per_sm, sm_count, needed, z.flat_grid); !st.ok()) return st;
   // bulk: blocks per SM as the pipeline's shared memory allows, at most one per whole chunk.
   TK_CUDA_CHECK(cudaFuncSetAttribute(stats_bulk_kernel<In>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(bulk_smem_bytes<In>())));
-  int bulk_per_sm = 0;
-  TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bulk_per_sm, stats_bulk_kernel<In>, kStatsThreads,
-                                                              bulk_smem_bytes<In>()));
-  const long long chunks = total_groups / kStatsThreads;
-  z.bulk_grid = static_cast<int>(std::max<long long>(
-      1, std::min<long long>(chunks, static_cast<long long>(std::max(bulk_per_sm, 1)) * sm_count)));
-  const long long harris1 = (total_groups + kHarrisElems - 1) / kHarrisElems;
-  const long long harris2 = (harris1 + kHarrisElems - 1) / kHarrisElems;
+  if (Status st = wave_grid(stats_bulk_kernel<In>, bulk_smem_bytes<In>(), 0, sm_count, total_groups / kStatsThreads, z.bulk_grid);
+      !st.ok())
+    return st;
   TK_CUDA_CHECK(cudaFuncSetAttribute(stats_async_kernel<In>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(async_smem_bytes<In>())));
-  int async_per_sm = 0;
-  TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&async_per_sm, stats_async_kernel<In>, kStatsThreads,
-                                                              async_smem_bytes<In>()));
-  if (blocks_per_sm > 0) async_per_sm = std::min(async_per_sm, blocks_per_sm);
-  z.async_grid = static_cast<int>(
-      std::max<long long>(1, std::min<long long>(needed, static_cast<long long>(std::max(async_per_sm, 1)) * sm_count)));
+  if (Status st = wave_grid(stats_async_kernel<In>, async_smem_bytes<In>(), blocks_per_sm, sm_count, needed, z.async_grid);
+      !st.ok())
+    return st;
+  const long long harris1 = (total_groups + kHarrisElems - 1) / kHarrisElems;
+  const long long harris2 = (harris1 + kHarrisElems - 1) / kHarrisElems;
   z.partials = static_cast<std::size_t>(std::max<long long>(harris1, z.fused_grid));  // harris; mjp (fused grid)
   z.partials2 = static_cast<std::size_t>(std::max<long long>(harris2, 1));
   FrameGeometry g;

@@ -43,11 +43,11 @@ struct LocalMapArgs {
   sat::TiledLayout tiled{};
   int tile_width = 32;               // reinhard-sat, tile-local tables: 32 x 32, 64 x 32 or 64 x 64 pixels per block
   int tile_height = 32;
-  // core::activity_offset(settings, i): it depends on the parameters only (phi, key), so the host
-  // computes it as the CPU reference does and the kernels read it from their parameters.
+  // The search's level constants, i + 1 < kMaxLocalScales, read from the kernel parameters (a
+  // float64 immediate costs two moves per level): core::activity_offset(settings, i), which
+  // depends on the parameters only (phi, key), so the host computes it as the CPU reference does,
+  // and core::box_inv_area(core::box_width(i + 1)).
   double level_offset[core::kMaxLocalScales] = {};
-  // core::box_inv_area(core::box_width(i + 1)): the search's box factors as kernel parameters too
-  // (a float64 immediate costs two moves per level).
   double level_inv_area[core::kMaxLocalScales] = {};
 };
 

@@ -9,6 +9,8 @@
 // dependent launch that overlaps the statistics (cuda/pdl.cuh; local-settings kernel likewise).
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "core/local_settings.hpp"
@@ -40,7 +42,9 @@ struct LocalToneMapper::Impl {
   cuda::DeviceFrame* frame = nullptr;
   cuda::StatsScratch stats;
   core::LocalSettings* settings = nullptr;
-  double level_offset[core::kMaxLocalScales] = {};  // core::activity_offset per level (host: parameters only)
+  // The search's level constants (cuda_local::LocalMapArgs), from the parameters alone.
+  double level_offset[core::kMaxLocalScales] = {};    // core::activity_offset(s, i)
+  double level_inv_area[core::kMaxLocalScales] = {};  // core::box_inv_area of level i's surround box
   float* plane = nullptr;
   // reinhard-sat
   double* table = nullptr;
@@ -80,7 +84,10 @@ struct LocalToneMapper::Impl {
     lp = core::local_params_from(p);
     {  // the activity offsets depend on phi and the key only: the host's, as the CPU reference's
       const core::LocalSettings hs = core::make_local_settings_hd(lp, core::CurveStats{});
-      for (int i = 0; i < core::kMaxLocalScales; ++i) level_offset[i] = core::activity_offset(hs, i);
+      for (int i = 0; i + 1 < core::kMaxLocalScales; ++i) {
+        level_offset[i] = core::activity_offset(hs, i);
+        level_inv_area[i] = core::box_inv_area(core::box_width(i + 1));
+      }
     }
     const core::ColourSettings c = core::make_colour_settings(p);
     saturation = static_cast<float>(c.saturation);
@@ -196,10 +203,8 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   a.settings = m.settings;
   a.tile_width = c.tile_width;
   a.tile_height = c.tile_height;
-  for (int i = 0; i < core::kMaxLocalScales; ++i) {
-    a.level_offset[i] = m.level_offset[i];
-    a.level_inv_area[i] = core::box_inv_area(core::box_width(i + 1 < core::kMaxLocalScales ? i + 1 : i));  // level i's surround
-  }
+  std::copy(std::begin(m.level_offset), std::end(m.level_offset), a.level_offset);
+  std::copy(std::begin(m.level_inv_area), std::end(m.level_inv_area), a.level_inv_area);
   cuda_local::LocalPath path = cuda_local::LocalPath::gauss;
   switch (m.lp.kind) {
     case core::LocalKind::reinhard_box: {

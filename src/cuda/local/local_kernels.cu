@@ -14,9 +14,6 @@
 //    clamped to the nearest interior window; core::drago_local_ld<float>;
 //  - colour and output: core::reconstruct_channel, encode_srgb / encode_gamma, core::quantise
 //    (the CPU's store_chunk maths; the GPU's powf differs from libmvec's by an ulp or two).
-#include <algorithm>
-#include <cstdlib>
-
 #include "core/colour.hpp"
 #include "core/colour_parts.hpp"
 #include "cuda/check.hpp"
@@ -472,11 +469,12 @@ __device__ __forceinline__ float load_luminance(const unsigned char* row, int x)
 // w + 8, ...; kBatchRows rows of loads in flight per warp, with no index division and no
 // per-element clamps (v3 of the tile kernel: the first version's per-element index maths was a
 // quarter of its instructions, ncu).
-template <class In, bool kVec, int TW, int TH, int kGroupThreads>
-__device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int y0, double* tile, int lane, int warp) {
+template <class In, bool kVec, int TW, int TH>
+__device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int y0, double* tile) {
   using D = TileDims<TW, TH>;
-  constexpr int kChunks = (D::kRegionW + 31) / 32, kWarps = kGroupThreads / 32;
+  constexpr int kChunks = (D::kRegionW + 31) / 32, kWarps = D::kThreads / 32;
   constexpr int kRowsPerWarp = (D::kRegionH + kWarps - 1) / kWarps, kBatchRows = 3;
+  const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
   int gx[kChunks];
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) gx[c] = min(max(x0 - kHalo + c * 32 + lane, 0), a.width - 1);
@@ -502,42 +500,15 @@ __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int 
   }
 }
 
-// The staged region's inclusive prefix sums in place (row sums, `sync`, column sums), a thread
-// per row, then per column, of a group of kGroupThreads threads (`tid` the thread's index in it):
-// with the odd pitch the threads of a warp touch distinct banks at every step.
-template <int TW, int TH, int kGroupThreads, class Sync>
-__device__ __forceinline__ void prefix_sum_table(double* tile, int tid, Sync&& sync) {
-  using D = TileDims<TW, TH>;
-  for (int r = tid; r < D::kRegionH; r += kGroupThreads) {
-    double* row = tile + (r + 1) * D::kPitch + 1;
-    double acc = 0.0;
-#pragma unroll 8
-    for (int k = 0; k < D::kRegionW; ++k) {
-      acc += row[k];
-      row[k] = acc;
-    }
-  }
-  sync();
-  for (int c = tid; c < D::kRegionW; c += kGroupThreads) {
-    double* col = tile + D::kPitch + 1 + c;
-    double acc = 0.0;
-#pragma unroll 8
-    for (int k = 0; k < D::kRegionH; ++k) {
-      acc += col[k * D::kPitch];
-      col[k * D::kPitch] = acc;
-    }
-  }
-}
-
 // The block's pixels, kPx per thread: all loads first (coordinates clamped, so unconditional),
 // then the search and the store for the pixels inside the frame.
-template <class In, bool kVec, int TW, int TH, bool kAllScales, int kGroupThreads>
+template <class In, bool kVec, int TW, int TH, bool kAllScales>
 __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const core::LocalSettings& s, bool needed, int x0,
-                                                int y0, const double* tile, const std::uint32_t* row_seeds, int tid) {
+                                                int y0, const double* tile, const std::uint32_t* row_seeds) {
   using D = TileDims<TW, TH>;
-  static_assert(TW * TH % kGroupThreads == 0 && kGroupThreads % TW == 0, "whole rows of pixels per pass");
-  constexpr int kPx = TW * TH / kGroupThreads;
-  constexpr int kRowsPerPass = kGroupThreads / TW;
+  constexpr int kPx = TW * TH / D::kThreads;
+  constexpr int kRowsPerPass = D::kThreads / TW;
+  const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
   const int px = tid % TW, py0 = tid / TW;
   const int x = x0 + px;
   // Float RGBA re-reads its alpha at the store (an L1 hit: the pixel's line was just loaded), so
@@ -584,14 +555,9 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
   }
 }
 
-template <int TW, int TH, int NT>
-struct TileThreads : TileDims<TW, TH> {
-  static constexpr int kThreads = NT;
-};
-
-template <class In, int TW, int TH, int NT = TileDims<TW, TH>::kThreads, int MB = TileDims<TW, TH>::kMinBlocks>
-__global__ void __launch_bounds__(NT, MB) sat_tile_map_kernel(LocalMapArgs a) {
-  using D = TileThreads<TW, TH, NT>;
+template <class In, int TW, int TH>
+__global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::kMinBlocks) sat_tile_map_kernel(LocalMapArgs a) {
+  using D = TileDims<TW, TH>;
   extern __shared__ double tile[];  // D::kRows x D::kPitch
   __shared__ std::uint32_t row_seeds[TH];  // the dither's row hashes, once per block
   const int x0 = static_cast<int>(blockIdx.x) * TW, y0 = static_cast<int>(blockIdx.y) * TH;
@@ -605,11 +571,28 @@ __global__ void __launch_bounds__(NT, MB) sat_tile_map_kernel(LocalMapArgs a) {
   {
     for (int i = tid; i < D::kPitch; i += D::kThreads) tile[i] = 0.0;
     for (int i = tid; i < D::kRows; i += D::kThreads) tile[i * D::kPitch] = 0.0;
-    const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
-    if (vec) stage_region<In, true, TW, TH, D::kThreads>(a, x0, y0, tile, lane, warp);
-    else stage_region<In, false, TW, TH, D::kThreads>(a, x0, y0, tile, lane, warp);
+    if (vec) stage_region<In, true, TW, TH>(a, x0, y0, tile);
+    else stage_region<In, false, TW, TH>(a, x0, y0, tile);
     __syncthreads();
-    prefix_sum_table<TW, TH, D::kThreads>(tile, tid, [] { __syncthreads(); });
+    for (int r = tid; r < D::kRegionH; r += D::kThreads) {  // row prefix sums, a thread per row
+      double* row = tile + (r + 1) * D::kPitch + 1;
+      double acc = 0.0;
+#pragma unroll 8
+      for (int k = 0; k < D::kRegionW; ++k) {
+        acc += row[k];
+        row[k] = acc;
+      }
+    }
+    __syncthreads();
+    for (int c = tid; c < D::kRegionW; c += D::kThreads) {  // column prefix sums, a thread per column
+      double* col = tile + D::kPitch + 1 + c;
+      double acc = 0.0;
+#pragma unroll 8
+      for (int k = 0; k < D::kRegionH; ++k) {
+        acc += col[k * D::kPitch];
+        col[k * D::kPitch] = acc;
+      }
+    }
     __syncthreads();
   }
   cuda::wait_for_previous_grid();
@@ -617,130 +600,23 @@ __global__ void __launch_bounds__(NT, MB) sat_tile_map_kernel(LocalMapArgs a) {
   const bool needed = s.scales > 1 && s.epsilon > 0;  // block-uniform
   // The default 8 scales with no per-level bound check (block-uniform choice).
   if (s.scales == core::kMaxLocalScales) {
-    if (vec) map_tile_pixels<In, true, TW, TH, true, D::kThreads>(a, s, needed, x0, y0, tile, row_seeds, tid);
-    else map_tile_pixels<In, false, TW, TH, true, D::kThreads>(a, s, needed, x0, y0, tile, row_seeds, tid);
+    if (vec) map_tile_pixels<In, true, TW, TH, true>(a, s, needed, x0, y0, tile, row_seeds);
+    else map_tile_pixels<In, false, TW, TH, true>(a, s, needed, x0, y0, tile, row_seeds);
   } else {
-    if (vec) map_tile_pixels<In, true, TW, TH, false, D::kThreads>(a, s, needed, x0, y0, tile, row_seeds, tid);
-    else map_tile_pixels<In, false, TW, TH, false, D::kThreads>(a, s, needed, x0, y0, tile, row_seeds, tid);
+    if (vec) map_tile_pixels<In, true, TW, TH, false>(a, s, needed, x0, y0, tile, row_seeds);
+    else map_tile_pixels<In, false, TW, TH, false>(a, s, needed, x0, y0, tile, row_seeds);
   }
 }
 
-// ---- reinhard-sat, tile-local tables, warp-specialised and double-buffered ----
-// The same tables, search and output as sat_tile_map_kernel, in one persistent block per SM
-// that walks the tiles t = blockIdx.x, blockIdx.x + gridDim.x, ... (row-major, so the tiles in
-// flight at once are neighbours and share their halos in L2). kProducerWarps warps stage and
-// sum tile i + 1's table into one buffer while kConsumerWarps warps map tile i from the other,
-// so no warp that maps waits on a prefix sum (the two-blocks-per-SM kernel spent a fifth of its
-// warp samples at the barriers around its scans: bench/LOCAL_NOTES.md session 7). Hand-off by
-// named barriers (PTX bar.sync / bar.arrive with a thread count: an arrive synchronizes with
-// the sync of the same barrier, so the producers' table is visible to the consumers after
-// kFull, and the consumers' reads are done before the producers overwrite it after kEmpty).
-template <int TW, int TH, int kConsumerWarps, int kProducerWarps>
-struct PipeDims {
-  using D = TileDims<TW, TH>;
-  static constexpr int kConsumers = 32 * kConsumerWarps, kProducers = 32 * kProducerWarps;
-  static constexpr int kThreads = kConsumers + kProducers;
-  static constexpr std::size_t kTable = static_cast<std::size_t>(D::kRows) * D::kPitch;  // doubles per buffer
-  static constexpr std::size_t kBytes = 2 * kTable * sizeof(double) + 2 * TH * sizeof(std::uint32_t);
-  // Barrier ids (0 is __syncthreads'): the producers' own, then full / empty per buffer.
-  static constexpr unsigned kProducerBar = 1, kFull = 2, kEmpty = 4;
-};
-
-__device__ __forceinline__ void named_sync(unsigned id, unsigned threads) {
-  asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_arrive(unsigned id, unsigned threads) {
-  asm volatile("barrier.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
-template <class In, int TW, int TH, int kConsumerWarps, int kProducerWarps>
-__global__ void __launch_bounds__(PipeDims<TW, TH, kConsumerWarps, kProducerWarps>::kThreads, 1)
-    sat_pipe_map_kernel(LocalMapArgs a) {
-  using D = TileDims<TW, TH>;
-  using P = PipeDims<TW, TH, kConsumerWarps, kProducerWarps>;
-  extern __shared__ double smem[];  // two tables, then two rows of dither seeds
-  std::uint32_t* seeds = reinterpret_cast<std::uint32_t*>(smem + 2 * P::kTable);
-  const int tiles_x = (a.width + TW - 1) / TW, tiles = tiles_x * ((a.height + TH - 1) / TH);
-  const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
-  const int step = static_cast<int>(gridDim.x);
-  const bool vec = (reinterpret_cast<std::uintptr_t>(a.in) % In::bytes) == 0 && a.in_stride % In::bytes == 0 &&
-                   (In::bytes == 8 || In::bytes == 16);
-  if (warp >= kConsumerWarps) {
-    // Producers: they read the input only, so they start before the statistics are done.
-    const int pw = warp - kConsumerWarps, ptid = pw * 32 + lane;
-    for (int b = 0; b < 2; ++b) {  // the exclusive tables' zero row and column, never overwritten
-      double* tile = smem + b * P::kTable;
-      for (int i = ptid; i < D::kPitch; i += P::kProducers) tile[i] = 0.0;
-      for (int i = ptid; i < D::kRows; i += P::kProducers) tile[i * D::kPitch] = 0.0;
-    }
-    int i = 0;
-    for (int t = static_cast<int>(blockIdx.x); t < tiles; t += step, ++i) {
-      const int buf = i & 1;
-      if (i >= 2) named_sync(P::kEmpty + buf, P::kThreads);  // tile i - 2 mapped
-      double* tile = smem + buf * P::kTable;
-      const int x0 = (t % tiles_x) * TW, y0 = (t / tiles_x) * TH;
-      if (ptid < TH) seeds[buf * TH + ptid] = core::dither_row_seed(y0 + ptid);
-      if (a.experiment == 1 && i >= 2) {  // EXPERIMENT: consumers' throughput alone (stale tables)
-        named_arrive(P::kFull + buf, P::kThreads);
-        continue;
-      }
-      if (vec) stage_region<In, true, TW, TH, P::kProducers>(a, x0, y0, tile, lane, pw);
-      else stage_region<In, false, TW, TH, P::kProducers>(a, x0, y0, tile, lane, pw);
-      named_sync(P::kProducerBar, P::kProducers);
-      prefix_sum_table<TW, TH, P::kProducers>(tile, ptid, [] { named_sync(P::kProducerBar, P::kProducers); });
-      named_arrive(P::kFull + buf, P::kThreads);  // tile i's table is ready
-    }
-    return;
-  }
-  const int ctid = warp * 32 + lane;
-  cuda::wait_for_previous_grid();
-  const core::LocalSettings s = *a.settings;
-  const bool needed = s.scales > 1 && s.epsilon > 0;
-  const bool all_scales = s.scales == core::kMaxLocalScales;
-  int i = 0;
-  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += step, ++i) {
-    const int buf = i & 1;
-    named_sync(P::kFull + buf, P::kThreads);
-    const double* tile = smem + buf * P::kTable;
-    const std::uint32_t* row_seeds = seeds + buf * TH;
-    const int x0 = (t % tiles_x) * TW, y0 = (t / tiles_x) * TH;
-    if (all_scales) {
-      if (vec) map_tile_pixels<In, true, TW, TH, true, P::kConsumers>(a, s, needed, x0, y0, tile, row_seeds, ctid);
-      else map_tile_pixels<In, false, TW, TH, true, P::kConsumers>(a, s, needed, x0, y0, tile, row_seeds, ctid);
-    } else {
-      if (vec) map_tile_pixels<In, true, TW, TH, false, P::kConsumers>(a, s, needed, x0, y0, tile, row_seeds, ctid);
-      else map_tile_pixels<In, false, TW, TH, false, P::kConsumers>(a, s, needed, x0, y0, tile, row_seeds, ctid);
-    }
-    if (t + 2 * step < tiles) named_arrive(P::kEmpty + buf, P::kThreads);  // the buffer is free for tile i + 2
-  }
-}
-
-template <class In, int TW, int TH, int kConsumerWarps, int kProducerWarps>
-Status launch_sat_pipe(const LocalMapArgs& a, cudaStream_t s) {
-  using P = PipeDims<TW, TH, kConsumerWarps, kProducerWarps>;
-  auto* kernel = sat_pipe_map_kernel<In, TW, TH, kConsumerWarps, kProducerWarps>;
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(P::kBytes));
-  TK_CUDA_CHECK(attr);
-  const int tiles = ((a.width + TW - 1) / TW) * ((a.height + TH - 1) / TH);
-  const dim3 block(32, P::kThreads / 32), grid(static_cast<unsigned>(std::min(tiles, std::max(a.sm_count, 1))));
-  static const int fake = [] { const char* e = std::getenv("TONEKIT_PIPE_FAKE"); return e ? std::atoi(e) : 0; }();
-  LocalMapArgs b = a;
-  b.experiment = fake;
-  if (Status st = cuda::launch_pdl(kernel, grid, block, P::kBytes, s, true, b); !st.ok()) return st;
-  TK_CUDA_CHECK_LAUNCH("sat_pipe_map_kernel");
-  return {};
-}
-
-template <class In, int TW, int TH, int NT = TileDims<TW, TH>::kThreads, int MB = TileDims<TW, TH>::kMinBlocks>
+template <class In, int TW, int TH>
 Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
   using D = TileDims<TW, TH>;
-  static const cudaError_t attr = cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH, NT, MB>,
+  static const cudaError_t attr = cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                        static_cast<int>(D::kBytes));
   TK_CUDA_CHECK(attr);
-  const dim3 block(32, NT / 32), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
-  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH, NT, MB>, grid, block, D::kBytes, s, true, a); !st.ok())
+  const dim3 block(32, D::kThreads / 32), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
+  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH>, grid, block, D::kBytes, s, true, a); !st.ok())
     return st;
   TK_CUDA_CHECK_LAUNCH("sat_tile_map_kernel");
   return {};
@@ -751,19 +627,7 @@ Status launch_map_in(LocalPath path, DodgeVariant v, const LocalMapArgs& a, cuda
   const dim3 block(kBlockX, kBlockY), grid((a.width + kBlockX - 1) / kBlockX, (a.height + kBlockY - 1) / kBlockY);
   switch (path) {
     case LocalPath::sat_tile:
-      if (a.tile_width == 64 && a.tile_height == 64) {
-        static const int pipe = [] { const char* e = std::getenv("TONEKIT_PIPE"); return e ? std::atoi(e) : 0; }();
-        if (pipe == 1) return launch_sat_pipe<In, 64, 64, 16, 8>(a, s);
-        if (pipe == 2) return launch_sat_pipe<In, 64, 64, 16, 4>(a, s);
-        if (pipe == 3) return launch_sat_pipe<In, 64, 48, 24, 8>(a, s);
-        if (pipe == 4) return launch_sat_pipe<In, 64, 64, 16, 16>(a, s);
-        if (pipe == 10) return launch_sat_tile<In, 64, 48, 384, 2>(a, s);
-        if (pipe == 11) return launch_sat_tile<In, 64, 48, 256, 3>(a, s);
-        if (pipe == 12) return launch_sat_tile<In, 64, 64, 256, 2>(a, s);
-        if (pipe == 13) return launch_sat_tile<In, 64, 32, 256, 3>(a, s);
-        return launch_sat_tile<In, 64, 64>(a, s);
-      }
-      if (a.tile_width == 64) return launch_sat_tile<In, 64, 32>(a, s);
+      if (a.tile_width == 64) return a.tile_height == 64 ? launch_sat_tile<In, 64, 64>(a, s) : launch_sat_tile<In, 64, 32>(a, s);
       return launch_sat_tile<In, 32, 32>(a, s);
     case LocalPath::gauss: local_map_kernel<In, LocalPath::gauss, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
     case LocalPath::drago: local_map_kernel<In, LocalPath::drago, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;

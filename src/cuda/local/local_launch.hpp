@@ -43,8 +43,6 @@ struct LocalMapArgs {
   sat::TiledLayout tiled{};
   int tile_width = 32;               // reinhard-sat, tile-local tables: 32 x 32, 64 x 32 or 64 x 64 pixels per block
   int tile_height = 32;
-  int sm_count = 1;                  // the device's SMs (persistent grids)
-  int experiment = 0;  // EXPERIMENT
   // The search's level constants, i + 1 < kMaxLocalScales, read from the kernel parameters (a
   // float64 immediate costs two moves per level): core::activity_offset(settings, i), which
   // depends on the parameters only (phi, key), so the host computes it as the CPU reference does,

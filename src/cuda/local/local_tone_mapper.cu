@@ -203,7 +203,6 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   a.settings = m.settings;
   a.tile_width = c.tile_width;
   a.tile_height = c.tile_height;
-  a.sm_count = m.sm_count;
   std::copy(std::begin(m.level_offset), std::end(m.level_offset), a.level_offset);
   std::copy(std::begin(m.level_inv_area), std::end(m.level_inv_area), a.level_inv_area);
   cuda_local::LocalPath path = cuda_local::LocalPath::gauss;

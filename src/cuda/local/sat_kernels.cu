@@ -16,16 +16,6 @@ namespace {
 constexpr int kScanThreads = 256;
 constexpr int kScanItems = 4;  // 1024 entries per block step
 
-// Running carry of a chunked block scan (CUB's BlockPrefixCallbackOp pattern).
-struct CarryOp {
-  double carry;
-  __device__ double operator()(double block_total) {
-    const double old = carry;
-    carry += block_total;
-    return old;
-  }
-};
-
 // Row y of the plane -> table row y + 1: entry 0 is 0, entry x + 1 = sum of row[0..x] (float64).
 __global__ void __launch_bounds__(kScanThreads) row_scan_plane(const float* plane, int w, std::size_t plane_pitch,
                                                                 double* table, std::size_t pitch) {
@@ -35,7 +25,7 @@ __global__ void __launch_bounds__(kScanThreads) row_scan_plane(const float* plan
   const float* row = plane + static_cast<std::size_t>(y) * plane_pitch;
   double* out = table + static_cast<std::size_t>(y + 1) * pitch;
   if (threadIdx.x == 0) out[0] = 0.0;
-  CarryOp carry{0.0};
+  double carry = 0.0;  // the total of the row's earlier stripes
   for (int c0 = 0; c0 < w; c0 += kScanThreads * kScanItems) {
     double v[kScanItems];
 #pragma unroll
@@ -44,14 +34,16 @@ __global__ void __launch_bounds__(kScanThreads) row_scan_plane(const float* plan
       v[i] = x < w ? static_cast<double>(__ldg(row + x)) : 0.0;
     }
     // Striped -> blocked order through CUB's exchange would cost shared memory; instead scan
-    // each stripe (kScanThreads consecutive entries) in turn, carrying the total.
+    // each stripe (kScanThreads consecutive entries) in turn, carrying the total (added after the
+    // scan rather than through a prefix callback, which cost a 16-byte spill).
 #pragma unroll
     for (int i = 0; i < kScanItems; ++i) {
-      double r;
-      Scan(temp).InclusiveSum(v[i], r, carry);
+      double r, total;
+      Scan(temp).InclusiveSum(v[i], r, total);
       __syncthreads();
       const int x = c0 + i * kScanThreads + threadIdx.x;
-      if (x < w) out[x + 1] = r;
+      if (x < w) out[x + 1] = carry + r;
+      carry += total;
     }
   }
 }
@@ -61,13 +53,14 @@ __global__ void __launch_bounds__(kScanThreads) row_scan_inplace(double* t, int 
   using Scan = cub::BlockScan<double, kScanThreads>;
   __shared__ typename Scan::TempStorage temp;
   double* row = t + static_cast<std::size_t>(blockIdx.x) * pitch;
-  CarryOp carry{0.0};
+  double carry = 0.0;
   for (int c0 = 0; c0 < n; c0 += kScanThreads) {
     const int x = c0 + threadIdx.x;
-    double v = x < n ? row[x] : 0.0, r;
-    Scan(temp).InclusiveSum(v, r, carry);
+    double v = x < n ? row[x] : 0.0, r, total;
+    Scan(temp).InclusiveSum(v, r, total);
     __syncthreads();
-    if (x < n) row[x] = r;
+    if (x < n) row[x] = carry + r;
+    carry += total;
   }
 }
 

@@ -168,7 +168,7 @@ struct BlurEngine::Impl {
     TK_CUDA_CHECK(cudaMemcpy(d_off, offsets.data(), offsets.size() * sizeof(int2), cudaMemcpyHostToDevice));
     TK_CUDA_CHECK(cudaMemcpy(d_end, ends.data(), ends.size() * sizeof(int), cudaMemcpyHostToDevice));
     TK_CUDA_CHECK(cudaMemcpy(d_w, gw.data(), gw.size() * sizeof(float), cudaMemcpyHostToDevice));
-    k2d = Kernel2D{r, static_cast<int>(gw.size()), d_off, d_end, d_w};
+    k2d = Kernel2D{r, static_cast<int>(gw.size()), d_off, d_end, d_w, offsets.size() == gw.size()};
     return {};
   }
 

@@ -66,13 +66,15 @@ Status separable_strips(const float* in, float* out, int w, int h, const double*
 
 // Direct 2D convolution, or Porikli's reshuffling: weights grouped into linkage sets.
 // offsets[i] = (dx, dy) for i < n_offsets, ordered by group; group g covers offsets
-// [group_end[g - 1], group_end[g]) and has weight group_weight[g]. Direct: one offset per group.
+// [group_end[g - 1], group_end[g]) and has weight group_weight[g]. Direct: one offset per group
+// (one_per_group, which takes offset g with weight g and no group loop).
 struct Kernel2D {
   int radius = 0;
   int n_groups = 0;
   const int2* offsets = nullptr;
   const int* group_end = nullptr;
   const float* group_weight = nullptr;
+  bool one_per_group = false;
 };
 Status convolve_2d(const float* in, float* out, int w, int h, int channels, const Kernel2D& k, cudaStream_t s);
 

@@ -43,8 +43,8 @@ struct LocalToneMapperConfig {
   // H100, 4K: the float64 table's queries cost 0.26 ms against the pairs' 1.08 ms; the tile-local
   // tables skip both the frame-sized table and the luminance plane (bench/LOCAL_NOTES.md).
   SatPrecision sat_auto = SatPrecision::tile_local_f64;
-  // tile_local_f64: 32 x 32, 64 x 32 or 64 x 64 pixels per block (tuning; H100, 4K: 0.198 / 0.186 /
-  // 0.169 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: bench/LOCAL_NOTES.md sessions 7-8).
+  // tile_local_f64: 32 x 32, 64 x 32 or 64 x 64 pixels per block (tuning; H100, 4K: 0.200 / 0.187 /
+  // 0.165 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: bench/LOCAL_NOTES.md sessions 7-8).
   int tile_width = 64;
   int tile_height = 64;  // 64 only with tile_width 64 (512 threads per block)
   DodgeVariant variant = DodgeVariant::readonly_cache;

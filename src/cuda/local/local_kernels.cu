@@ -468,12 +468,18 @@ __device__ __forceinline__ float load_luminance(const unsigned char* row, int x)
 // holds region columns l, l + 32, ... (clamped once: the same in every row), warp w rows w,
 // w + 8, ...; kBatchRows rows of loads in flight per warp, with no index division and no
 // per-element clamps (v3 of the tile kernel: the first version's per-element index maths was a
-// quarter of its instructions, ncu).
+// quarter of its instructions, ncu). The staging waits on memory, not on issue (H100, 4K: a block
+// that skips it maps 25 % faster): in the 64 x 64 tiles' kernel, 8- and 12-byte pixels load all
+// of a warp's rows (7 of 16 warps) in one batch, one round trip (4K 0.170 -> 0.164 ms against 3
+// rows, bench/LOCAL_NOTES.md session 8); float RGBA's 16-byte loads keep 3 rows, beyond which they
+// spill at 64 registers, and the 256-thread shapes keep 3, which keeps their registers (and blocks
+// per SM) as they were.
 template <class In, bool kVec, int TW, int TH>
 __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int y0, double* tile) {
   using D = TileDims<TW, TH>;
   constexpr int kChunks = (D::kRegionW + 31) / 32, kWarps = D::kThreads / 32;
-  constexpr int kRowsPerWarp = (D::kRegionH + kWarps - 1) / kWarps, kBatchRows = 3;
+  constexpr int kRowsPerWarp = (D::kRegionH + kWarps - 1) / kWarps;
+  constexpr int kBatchRows = D::kThreads == 512 && In::bytes != 16 ? kRowsPerWarp : 3;
   const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
   int gx[kChunks];
 #pragma unroll

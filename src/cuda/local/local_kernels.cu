@@ -466,7 +466,7 @@ __device__ __forceinline__ float load_luminance(const unsigned char* row, int x)
 
 // Stage the region's luminance into the table (entry (ry + 1, rx + 1)), warp by row: lane l
 // holds region columns l, l + 32, ... (clamped once: the same in every row), warp w rows w,
-// w + 8, ...; kBatchRows rows of loads in flight per warp, with no index division and no
+// w + kWarps, ...; kBatchRows rows of loads in flight per warp, with no index division and no
 // per-element clamps (v3 of the tile kernel: the first version's per-element index maths was a
 // quarter of its instructions, ncu). The staging waits on memory, not on issue (H100, 4K: a block
 // that skips it maps 25 % faster): in the 64 x 64 tiles' kernel, 8- and 12-byte pixels load all

@@ -12,15 +12,13 @@
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
 #include "tonekit/tonemap.hpp"
+#include "tonekit/video.hpp"
 
 struct CUstream_st;  // cudaStream_t without cuda_runtime.h
 
 namespace tonekit {
 
-// What renderers and EXR readers hand over: float RGB, float RGBA, half RGBA (half the bytes).
-enum class InputFormat { rgb_f32, rgba_f32, rgba_f16 };
-const char* input_format_name(InputFormat f);
-std::size_t input_pixel_bytes(InputFormat f);
+// InputFormat (what renderers, EXR readers and video decoders hand over) is in tonekit/video.hpp.
 
 // Statistics pass variants (the seeds' comparison); `fused` (one launch, last block finishes)
 // is the default: see bench/NOTES.md for the measurements.

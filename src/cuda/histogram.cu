@@ -129,6 +129,7 @@ Status launch_histogram(InputFormat in, const FrameGeometry& g, const DeviceFram
     case InputFormat::rgb_f32: return histogram_for<InF32x3>(g, frame, hist, bins, sm_count, s);
     case InputFormat::rgba_f32: return histogram_for<InF32x4>(g, frame, hist, bins, sm_count, s);
     case InputFormat::rgba_f16: return histogram_for<InF16x4>(g, frame, hist, bins, sm_count, s);
+    default: break;  // planar and YUV layouts: not yet on the device
   }
   return invalid_argument("unknown input format");
 }

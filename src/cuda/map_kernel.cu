@@ -412,6 +412,7 @@ Status launch_map(InputFormat in, OutputFormat out, const FrameGeometry& g, void
     case InputFormat::rgb_f32: return launch_map_in<InF32x3>(out, g, device_out, out_stride, frame, colour, reverse, programmatic, s);
     case InputFormat::rgba_f32: return launch_map_in<InF32x4>(out, g, device_out, out_stride, frame, colour, reverse, programmatic, s);
     case InputFormat::rgba_f16: return launch_map_in<InF16x4>(out, g, device_out, out_stride, frame, colour, reverse, programmatic, s);
+    default: break;  // planar and YUV layouts: not yet on the device
   }
   return invalid_argument("unknown input format");
 }

@@ -631,6 +631,7 @@ Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count,
     case InputFormat::rgb_f32: return sizes_for<InF32x3>(total_groups, sm_count, sizes, blocks_per_sm);
     case InputFormat::rgba_f32: return sizes_for<InF32x4>(total_groups, sm_count, sizes, blocks_per_sm);
     case InputFormat::rgba_f16: return sizes_for<InF16x4>(total_groups, sm_count, sizes, blocks_per_sm);
+    default: break;  // planar and YUV layouts: not yet on the device
   }
   return invalid_argument("unknown input format");
 }
@@ -641,6 +642,7 @@ Status launch_stats(StatsAlgorithm algo, InputFormat in, const FrameGeometry& g,
     case InputFormat::rgb_f32: return launch_stats_for<InF32x3>(algo, g, scratch, frame, params, hist_table, s);
     case InputFormat::rgba_f32: return launch_stats_for<InF32x4>(algo, g, scratch, frame, params, hist_table, s);
     case InputFormat::rgba_f16: return launch_stats_for<InF16x4>(algo, g, scratch, frame, params, hist_table, s);
+    default: break;  // planar and YUV layouts: not yet on the device
   }
   return invalid_argument("unknown input format");
 }

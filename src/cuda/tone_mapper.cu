@@ -16,19 +16,6 @@
 
 namespace tonekit {
 
-const char* input_format_name(InputFormat f) {
-  switch (f) {
-    case InputFormat::rgb_f32: return "rgb_f32";
-    case InputFormat::rgba_f32: return "rgba_f32";
-    case InputFormat::rgba_f16: return "rgba_f16";
-  }
-  return "?";
-}
-
-std::size_t input_pixel_bytes(InputFormat f) {
-  return f == InputFormat::rgb_f32 ? 12 : (f == InputFormat::rgba_f32 ? 16 : 8);
-}
-
 const char* stats_algorithm_name(StatsAlgorithm a) {
   switch (a) {
     case StatsAlgorithm::fused: return "fused";

@@ -677,6 +677,7 @@ Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::siz
     case InputFormat::rgb_f32: return launch_lum_in<InF32x3>(src, in_stride, w, h, plane, s);
     case InputFormat::rgba_f32: return launch_lum_in<InF32x4>(src, in_stride, w, h, plane, s);
     case InputFormat::rgba_f16: return launch_lum_in<InF16x4>(src, in_stride, w, h, plane, s);
+    default: break;  // planar and YUV layouts: not yet on the device
   }
   return invalid_argument("unknown input format");
 }
@@ -719,6 +720,7 @@ Status launch_local_map(InputFormat in, LocalPath path, DodgeVariant variant, co
     case InputFormat::rgb_f32: return launch_map_in<InF32x3>(path, variant, a, s);
     case InputFormat::rgba_f32: return launch_map_in<InF32x4>(path, variant, a, s);
     case InputFormat::rgba_f16: return launch_map_in<InF16x4>(path, variant, a, s);
+    default: break;  // planar and YUV layouts: not yet on the device
   }
   return invalid_argument("unknown input format");
 }

@@ -1,5 +1,5 @@
 // The CPU video conversions against Debian ffmpeg's zscale (libzimg) on the same frames (issue 14
-// item 4): 10-bit Y'CbCr 4:2:0 -> R'G'B' within one 10-bit code, PQ BT.2020 -> linear BT.709, and
+// item 4): 10-bit Y'CbCr 4:2:0 -> R'G'B' within one 10-bit code, PQ / HLG BT.2020 -> linear BT.709, and
 // linear RGB -> 8-bit yuv420p / NV12 within one 8-bit code. zimg rejects odd 4:2:0 sizes, so these
 // use even ones; test_video_decode / test_video_encode cover odd sizes by hand.
 #include <gtest/gtest.h>
@@ -27,13 +27,14 @@ namespace {
   }
 
 // Random 10-bit codes over the whole limited (or full) range in a P010 or yuv420p10 frame, packed;
-// chroma within `chroma_spread` codes of neutral when given.
+// chroma within `chroma_spread` codes of neutral when it is >= 0.
 std::vector<std::uint8_t> random_yuv10(InputFormat f, int w, int h, bool full, std::uint32_t seed,
-                                       unsigned chroma_spread = 0) {
+                                       int chroma_spread = -1) {
   const int cw = (w + 1) / 2, ch = (h + 1) / 2;
   const unsigned ylo = full ? 0 : 64, yn = full ? 1024 : 877;
-  const unsigned clo = chroma_spread ? 512 - chroma_spread : (full ? 0 : 64);
-  const unsigned cn = chroma_spread ? 2 * chroma_spread + 1 : (full ? 1024 : 897);
+  const unsigned spread = static_cast<unsigned>(chroma_spread);
+  const unsigned clo = chroma_spread >= 0 ? 512 - spread : (full ? 0 : 64);
+  const unsigned cn = chroma_spread >= 0 ? 2 * spread + 1 : (full ? 1024 : 897);
   std::vector<std::uint16_t> s;
   for (int i = 0; i < w * h; ++i) s.push_back(std::uint16_t(ylo + core::hash32(seed++) % yn));
   for (int i = 0; i < 2 * cw * ch; ++i) s.push_back(std::uint16_t(clo + core::hash32(seed++) % cn));
@@ -104,47 +105,55 @@ TEST(VideoFfmpeg, YuvToRgbSignalWithinOneTenBitCode) {
   EXPECT_GT(compared, 0);
 }
 
-// PQ BT.2020 -> scene-linear BT.709: zscale with transfer=linear and npl=203 puts 203 cd/m^2 at
-// 1.0, as reference_white does. Only pixels whose R'G'B' stays in [0, 1] are compared (we clamp
-// the signal; zimg extends the curve past 1): those zimg leaves in gamut in PQ signal per channel
-// (one code), the others (where our gamut policy acts and zimg keeps negatives) for luminance.
-TEST(VideoFfmpeg, PqBt2020ToLinearBt709) {
+// PQ and HLG BT.2020 -> scene-linear BT.709: zscale with transfer=linear and npl=203 puts 203 cd/m^2
+// at 1.0, as reference_white does. For HLG zimg applies the OOTF of a 1000 cd/m^2 display (gamma
+// 1.2, our default hlg_peak) but per channel (E^1.2 on R, G and B) where BT.2100 Table 5 scales by
+// the luminance (Y_S^0.2 E): the two agree on neutral colours only, so HLG uses a neutral frame (grey
+// levels at random codes). Only pixels whose R'G'B' stays in [0, 1] are compared (we clamp
+// the signal; zimg extends the curves past 1): those zimg leaves in gamut per channel, the others
+// (where our gamut policy acts and zimg keeps negatives) for luminance; both within one 10-bit PQ
+// code of the light (a perceptual yardstick: about 1 % of luminance in mid-tones).
+TEST(VideoFfmpeg, PqAndHlgBt2020ToLinearBt709) {
   SKIP_WITHOUT_FFMPEG();
   const int w = 16, h = 8;
-  const auto frame = random_yuv10(InputFormat::yuv420p10, w, h, false, 99, 120);
-  InputColour c;
-  c.transfer = Transfer::pq;
-  c.primaries = Primaries::bt2020;
-  Image mine, signal;
-  ASSERT_TRUE(cpu::decode_signal(packed_planes(InputFormat::yuv420p10, frame.data(), w, h), InputFormat::yuv420p10, c,
-                                 w, h, signal).ok());
-  ASSERT_TRUE(cpu::decode_frame(packed_planes(InputFormat::yuv420p10, frame.data(), w, h), InputFormat::yuv420p10, c,
-                                w, h, mine).ok());
-  std::vector<std::uint8_t> out;
-  ASSERT_TRUE(test::ffmpeg_convert(frame, "yuv420p10le", w, h,
-                                   "zscale=filter=bilinear:chromalin=topleft:matrixin=2020_ncl:rangein=limited:"
-                                   "transferin=smpte2084:primariesin=2020:transfer=linear:primaries=709:npl=203",
-                                   "gbrpf32le", out));
-  const std::vector<float> theirs = from_gbrp(out, w, h);
-  int in_gamut = 0, out_of_gamut = 0;
-  for (int i = 0; i < w * h; ++i) {
-    const float* t = &theirs[3 * i];
-    const float* m = &mine.pixels[3 * i];
-    const float* s = &signal.pixels[3 * i];
-    if (std::min(s[0], std::min(s[1], s[2])) < 0 || std::max(s[0], std::max(s[1], s[2])) > 1) continue;
-    out_of_gamut += std::min(t[0], std::min(t[1], t[2])) < 0;
-    if (std::min(t[0], std::min(t[1], t[2])) >= 0) {
-      ++in_gamut;
-      for (int k = 0; k < 3; ++k)
-        EXPECT_NEAR(core::pq_inverse_eotf(203.0 * m[k]), core::pq_inverse_eotf(203.0 * t[k]), 1.0 / 1023) << i;
+  for (auto [transfer, zimg_name] : {std::pair{Transfer::pq, "smpte2084"}, {Transfer::hlg, "arib-std-b67"}}) {
+    const bool pq = transfer == Transfer::pq;
+    const auto frame = random_yuv10(InputFormat::yuv420p10, w, h, false, 99, pq ? 120 : 0);
+    InputColour c;
+    c.transfer = transfer;
+    c.primaries = Primaries::bt2020;
+    Image mine, signal;
+    const FramePlanes planes = packed_planes(InputFormat::yuv420p10, frame.data(), w, h);
+    ASSERT_TRUE(cpu::decode_signal(planes, InputFormat::yuv420p10, c, w, h, signal).ok());
+    ASSERT_TRUE(cpu::decode_frame(planes, InputFormat::yuv420p10, c, w, h, mine).ok());
+    std::vector<std::uint8_t> out;
+    ASSERT_TRUE(test::ffmpeg_convert(frame, "yuv420p10le", w, h,
+                                     std::string("zscale=filter=bilinear:chromalin=topleft:matrixin=2020_ncl:"
+                                                 "rangein=limited:primariesin=2020:transfer=linear:primaries=709:"
+                                                 "npl=203:transferin=") + zimg_name,
+                                     "gbrpf32le", out));
+    const std::vector<float> theirs = from_gbrp(out, w, h);
+    auto code = [](double scene) { return core::pq_inverse_eotf(203.0 * scene); };
+    int in_gamut = 0, out_of_gamut = 0;
+    for (int i = 0; i < w * h; ++i) {
+      const float* t = &theirs[3 * i];
+      const float* m = &mine.pixels[3 * i];
+      const float* s = &signal.pixels[3 * i];
+      if (std::min(s[0], std::min(s[1], s[2])) < 0 || std::max(s[0], std::max(s[1], s[2])) > 1) continue;
+      if (std::min(t[0], std::min(t[1], t[2])) >= 0) {
+        ++in_gamut;
+        for (int k = 0; k < 3; ++k) EXPECT_NEAR(code(m[k]), code(t[k]), 1.0 / 1023) << zimg_name << " " << i;
+      } else {
+        ++out_of_gamut;
+      }
+      const double yt = core::luminance(double(t[0]), double(t[1]), double(t[2]));
+      EXPECT_NEAR(code(core::luminance(m[0], m[1], m[2])), code(yt), 1.0 / 1023) << zimg_name << " " << i;
     }
-    const double yt = core::luminance(double(t[0]), double(t[1]), double(t[2]));
-    if (yt > 0)
-      EXPECT_NEAR(core::pq_inverse_eotf(203.0 * core::luminance(m[0], m[1], m[2])), core::pq_inverse_eotf(203.0 * yt),
-                  1.0 / 1023) << i;
+    EXPECT_GT(in_gamut, 10);
+    if (pq) EXPECT_GT(out_of_gamut, 10);
+    std::printf("%s: compared %d in-gamut and %d out-of-gamut pixels of %d\n", zimg_name, in_gamut, out_of_gamut,
+                w * h);
   }
-  EXPECT_GT(in_gamut, 10);
-  std::printf("compared %d in-gamut and %d out-of-gamut pixels of %d\n", in_gamut, out_of_gamut, w * h);
 }
 
 namespace {

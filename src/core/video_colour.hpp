@@ -8,6 +8,7 @@
 
 #include "core/colour.hpp"
 #include "core/hd.hpp"
+#include "tonekit/video.hpp"
 
 namespace tonekit::core {
 
@@ -233,6 +234,65 @@ TK_HD T chroma_bilinear(T c00, T c10, T c01, T c11, T wx, T wy) {
   return top + wy * (bottom - top);
 }
 
+// One pixel's R'G'B' from its 10-bit codes (chroma codes already upsampled, so fractional).
+template <class T>
+TK_HD void ycbcr10_codes_to_rgb(T y_code, T cb_code, T cr_code, bool full_range, YcbcrCoeffs<T> k, T& r, T& g, T& b) {
+  ycbcr_to_rgb(luma_from_code(y_code, 10, full_range), chroma_from_code(cb_code, 10, full_range),
+               chroma_from_code(cr_code, 10, full_range), k, r, g, b);
+}
+
+// Signal -> scene-linear BT.709 (1.0 = diffuse white) for one pixel, the second half of every
+// decode: transfer, reference white, then BT.2020 -> BT.709 and the gamut policy.
+//   linear: as is (YUV layouts: negative excursions -> 0; float layouts were sanitised before);
+//   pq:     EOTF of the clamped signal / reference_white;
+//   hlg:    inverse OETF, OOTF for hlg_peak (luminance weights of the frame's primaries),
+//           / reference_white (folded into alpha).
+struct VideoLinearise {
+  Transfer transfer;
+  bool bt2020;
+  bool clamp_negative;
+  float inv_reference_white;
+  float hlg_alpha;  // hlg_peak / reference_white
+  float hlg_gamma;
+  LumaWeights<float> weights;
+};
+inline VideoLinearise make_video_linearise(const InputColour& c, InputFormat f) {
+  const bool bt2020 = c.primaries == Primaries::bt2020;
+  return VideoLinearise{c.transfer,
+                        bt2020,
+                        is_yuv(f),
+                        static_cast<float>(1.0 / c.reference_white),
+                        static_cast<float>(c.hlg_peak / c.reference_white),
+                        static_cast<float>(hlg_system_gamma(c.hlg_peak)),
+                        luma_weights<float>(bt2020)};
+}
+TK_HD void linearise_pixel(const VideoLinearise& s, float& r, float& g, float& b) {
+  switch (s.transfer) {
+    case Transfer::linear:
+      if (s.clamp_negative) {
+        r = r < 0.0f ? 0.0f : r;
+        g = g < 0.0f ? 0.0f : g;
+        b = b < 0.0f ? 0.0f : b;
+      }
+      break;
+    case Transfer::pq:
+      r = pq_eotf(r) * s.inv_reference_white;
+      g = pq_eotf(g) * s.inv_reference_white;
+      b = pq_eotf(b) * s.inv_reference_white;
+      break;
+    case Transfer::hlg:
+      r = hlg_inverse_oetf(r);
+      g = hlg_inverse_oetf(g);
+      b = hlg_inverse_oetf(b);
+      hlg_ootf(r, g, b, s.hlg_alpha, s.hlg_gamma, s.weights);
+      break;
+  }
+  if (s.bt2020) {
+    bt2020_to_bt709(r, g, b);
+    gamut_clip_desaturate(r, g, b);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Outputs: 8-bit Y'CbCr 4:2:0, BT.709 matrix, limited range.
 
@@ -264,6 +324,27 @@ TK_HD void rgb_to_ycbcr_bt709(T r, T g, T b, T& y, T& cb, T& cr) {
   y = T(0.2126) * r + T(0.7152) * g + T(0.0722) * b;
   cb = (b - y) * T(1.0 / 1.8556);
   cr = (r - y) * T(1.0 / 1.5748);
+}
+
+// One output pixel: linear display RGB -> transfer -> Y', Cb, Cr (BT.709), before quantising.
+template <class T>
+TK_HD void display_pixel_ycbcr(T r, T g, T b, T gamma, T& y, T& cb, T& cr) {
+  rgb_to_ycbcr_bt709(encode_video_transfer(r, gamma), encode_video_transfer(g, gamma), encode_video_transfer(b, gamma),
+                     y, cb, cr);
+}
+
+// Mean of a 4:2:0 block's values in one fixed order (top-left, top-right, bottom-left,
+// bottom-right; the right column missing when cols == 1, the bottom row when rows == 1), so that
+// both backends round it identically.
+template <class T>
+TK_HD T block_mean(T v00, T v10, T v01, T v11, int cols, int rows) {
+  T sum = v00;
+  if (cols == 2) sum += v10;
+  if (rows == 2) {
+    sum += v01;
+    if (cols == 2) sum += v11;
+  }
+  return sum * (cols * rows == 4 ? T(0.25) : (cols * rows == 2 ? T(0.5) : T(1)));
 }
 
 // Quantise a limited-range 8-bit code (BT.709-6 Part 1 item 4.6: D_Y' = round(219 Y' + 16),

@@ -108,67 +108,17 @@ void signal_row_yuv(const FramePlanes& p, InputFormat f, const InputColour& colo
   for (int x = 0; x < width; ++x) {
     const core::ChromaTaps tx = core::chroma_taps_cosited(x, cw);
     const float wx = core::chroma_tap_weight<float>(tx);
-    const float yv = core::luma_from_code(code10(f, load<std::uint16_t>(luma, static_cast<std::size_t>(x))), 10, full);
-    const float cb = core::chroma_from_code(chroma(cb0, cb1, 0, tx, wx), 10, full);
-    const float cr = core::chroma_from_code(chroma(cr0, cr1, cr_off, tx, wx), 10, full);
     float* o = out + 3 * static_cast<std::size_t>(x);
-    core::ycbcr_to_rgb(yv, cb, cr, k, o[0], o[1], o[2]);
+    core::ycbcr10_codes_to_rgb(code10(f, load<std::uint16_t>(luma, static_cast<std::size_t>(x))),
+                               chroma(cb0, cb1, 0, tx, wx), chroma(cr0, cr1, cr_off, tx, wx), full, k, o[0], o[1], o[2]);
   }
 }
-
-// Signal -> scene-linear BT.709 in place over one row (decode_frame's stage 2).
-struct Linearise {
-  Transfer transfer;
-  bool bt2020;
-  bool clamp_negative;  // YUV layouts with the linear transfer: R'G'B' below 0 is an excursion
-  float inv_reference_white;
-  float hlg_peak, hlg_gamma;
-  core::LumaWeights<float> weights;
-
-  void operator()(float* rgb, int width) const {
-    for (int x = 0; x < width; ++x) {
-      float& r = rgb[3 * x];
-      float& g = rgb[3 * x + 1];
-      float& b = rgb[3 * x + 2];
-      switch (transfer) {
-        case Transfer::linear:
-          if (clamp_negative) {
-            r = r < 0.0f ? 0.0f : r;
-            g = g < 0.0f ? 0.0f : g;
-            b = b < 0.0f ? 0.0f : b;
-          }
-          break;
-        case Transfer::pq:
-          r = core::pq_eotf(r) * inv_reference_white;
-          g = core::pq_eotf(g) * inv_reference_white;
-          b = core::pq_eotf(b) * inv_reference_white;
-          break;
-        case Transfer::hlg:
-          r = core::hlg_inverse_oetf(r);
-          g = core::hlg_inverse_oetf(g);
-          b = core::hlg_inverse_oetf(b);
-          core::hlg_ootf(r, g, b, hlg_peak * inv_reference_white, hlg_gamma, weights);
-          break;
-      }
-      if (bt2020) {
-        core::bt2020_to_bt709(r, g, b);
-        core::gamut_clip_desaturate(r, g, b);
-      }
-    }
-  }
-};
 
 Status decode(const FramePlanes& planes, InputFormat format, const InputColour& colour, int width, int height,
               Image& out, FrameStats* counts_out, bool linearise) {
   if (Status s = validate_frame(planes, format, colour, width, height); !s.ok()) return s;
   out = Image(width, height, 3);
-  const Linearise lin{colour.transfer,
-                      colour.primaries == Primaries::bt2020,
-                      is_yuv(format),
-                      static_cast<float>(1.0 / colour.reference_white),
-                      static_cast<float>(colour.hlg_peak),
-                      static_cast<float>(core::hlg_system_gamma(colour.hlg_peak)),
-                      core::luma_weights<float>(colour.primaries == Primaries::bt2020)};
+  const core::VideoLinearise lin = core::make_video_linearise(colour, format);
   std::vector<Counts> band_counts(static_cast<std::size_t>(band_count(height)));
   parallel_rows(height, [&](int band, int y0, int y1) {
     Counts& counts = band_counts[static_cast<std::size_t>(band)];
@@ -176,7 +126,8 @@ Status decode(const FramePlanes& planes, InputFormat format, const InputColour& 
       float* row = out.row(y);
       if (is_yuv(format)) signal_row_yuv(planes, format, colour, width, height, y, row);
       else signal_row_rgb(planes, format, width, y, row, counts);
-      if (linearise) lin(row, width);
+      if (linearise)
+        for (int x = 0; x < width; ++x) core::linearise_pixel(lin, row[3 * x], row[3 * x + 1], row[3 * x + 2]);
     }
   });
   if (counts_out) {

@@ -29,32 +29,34 @@ Status encode_yuv420(const ImageView& display, OutputLayout layout, double gamma
   const std::size_t c_size = static_cast<std::size_t>(cw) * ch;
   const float g = static_cast<float>(gamma);
   parallel_rows(ch, [&](int, int by0, int by1) {
-    std::vector<float> cb_sum(static_cast<std::size_t>(cw)), cr_sum(static_cast<std::size_t>(cw));
+    // Cb, Cr of the block row's two luma rows, then one block_mean per block (core, fixed order).
+    std::vector<float> cb_rows[2], cr_rows[2];
+    for (int r = 0; r < 2; ++r) {
+      cb_rows[r].resize(static_cast<std::size_t>(w));
+      cr_rows[r].resize(static_cast<std::size_t>(w));
+    }
     for (int by = by0; by < by1; ++by) {
-      std::fill(cb_sum.begin(), cb_sum.end(), 0.0f);
-      std::fill(cr_sum.begin(), cr_sum.end(), 0.0f);
       const int rows = 2 * by + 1 < h ? 2 : 1;
-      for (int y = 2 * by; y < 2 * by + rows; ++y) {
+      for (int r = 0; r < rows; ++r) {
+        const int y = 2 * by + r;
         const float* in = display.row<const float>(y);
         std::uint8_t* yo = y_plane + static_cast<std::size_t>(y) * w;
         for (int x = 0; x < w; ++x) {
           const float* px = in + static_cast<std::size_t>(x) * display.channels;
-          const float r = core::encode_video_transfer(px[0], g);
-          const float gg = core::encode_video_transfer(px[1], g);
-          const float b = core::encode_video_transfer(px[2], g);
-          float luma, cb, cr;
-          core::rgb_to_ycbcr_bt709(r, gg, b, luma, cb, cr);
+          float luma;
+          core::display_pixel_ycbcr(px[0], px[1], px[2], g, luma, cb_rows[r][static_cast<std::size_t>(x)],
+                                    cr_rows[r][static_cast<std::size_t>(x)]);
           yo[x] = static_cast<std::uint8_t>(core::luma_code8(luma, dither, x, y));
-          cb_sum[static_cast<std::size_t>(x >> 1)] += cb;
-          cr_sum[static_cast<std::size_t>(x >> 1)] += cr;
         }
       }
       for (int bx = 0; bx < cw; ++bx) {
         const int cols = 2 * bx + 1 < w ? 2 : 1;
-        const float inv = 1.0f / static_cast<float>(cols * rows);
+        const std::size_t x0 = 2 * static_cast<std::size_t>(bx), x1 = x0 + (cols - 1);
+        const int r1 = rows - 1;
+        const float cb_mean = core::block_mean(cb_rows[0][x0], cb_rows[0][x1], cb_rows[r1][x0], cb_rows[r1][x1], cols, rows);
+        const float cr_mean = core::block_mean(cr_rows[0][x0], cr_rows[0][x1], cr_rows[r1][x0], cr_rows[r1][x1], cols, rows);
         unsigned cb, cr;
-        core::chroma_codes8(cb_sum[static_cast<std::size_t>(bx)] * inv, cr_sum[static_cast<std::size_t>(bx)] * inv,
-                            dither, bx, by, cb, cr);
+        core::chroma_codes8(cb_mean, cr_mean, dither, bx, by, cb, cr);
         const std::size_t i = static_cast<std::size_t>(by) * cw + bx;
         if (layout == OutputLayout::yuv420p) {
           c_plane[i] = static_cast<std::uint8_t>(cb);

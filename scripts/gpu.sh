@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 MODE=${1:-all}
 OUT=${OUT:-/tmp/tonekit_out}
 mkdir -p "$OUT"
-export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export TONEKIT_GPU_IMAGES=$PWD/.carry/images
-B=$PWD/.carry/bin
+export LD_LIBRARY_PATH=$PWD/${CARRY:-.carry}/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export TONEKIT_GPU_IMAGES=$PWD/${CARRY:-.carry}/images
+B=$PWD/${CARRY:-.carry}/bin
 status=0
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader || true
 if [[ $MODE == tests || $MODE == all ]]; then

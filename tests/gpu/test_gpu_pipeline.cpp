@@ -2,9 +2,10 @@
 // the device against the CPU model (core::temporal_step through cpu::tone_map's hook), operator
 // switches global <-> local with and without reallocation, glare inside the pipeline against
 // apply_glare + the CPU map, and the temporal state's read / reset / seed. Skips without a GPU.
-// Tolerances: the device's log-sum is fixed point (2^-26 units: cuda/pipeline.hpp), so its
-// log-average differs from the CPU's float64 sum in the last bits: states agree to 1e-9 relative,
-// 8-bit outputs within 1 code (global) or 2 (local), as the single-frame tests.
+// Tolerances: the device sums log luminance as float per thread (4 pixels) before its float64 /
+// fixed-point totals, so its log-average is within 1e-6 relative of the CPU's float64 sum (the
+// single-frame tests' tolerance); the states' logs therefore agree within 1e-6 (measured on the
+// H100: 2e-7), the cut counts exactly, and 8-bit outputs within 1 code (global) or 2 (local).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -90,13 +91,13 @@ void check_temporal_sequence(const char* op, int w, int h, int tolerance) {
     TemporalState gpu_state;
     ASSERT_TRUE(mapper.value()->read_temporal_state(gpu_state).ok());
     const std::string what = std::string(op) + " frame " + std::to_string(n);
-    EXPECT_NEAR(gpu_state.log_key, cpu_state.log_key, 1e-9 * std::max(1.0, std::fabs(cpu_state.log_key))) << what;
-    EXPECT_NEAR(gpu_state.log_peak, cpu_state.log_peak, 1e-9 * std::max(1.0, std::fabs(cpu_state.log_peak))) << what;
+    EXPECT_NEAR(gpu_state.log_key, cpu_state.log_key, 1e-6) << what;
+    EXPECT_NEAR(gpu_state.log_peak, cpu_state.log_peak, 1e-6) << what;
     EXPECT_EQ(gpu_state.cuts, cpu_state.cuts) << what;
     EXPECT_EQ(gpu_state.frames, cpu_state.frames) << what;
     FrameStats own, adapted;
     ASSERT_TRUE(mapper.value()->read_stats(own, &adapted).ok());
-    EXPECT_NEAR(std::log(adapted.log_average), cpu_state.log_key, 1e-9 * std::max(1.0, std::fabs(cpu_state.log_key)));
+    EXPECT_NEAR(std::log(adapted.log_average), cpu_state.log_key, 1e-6);
     std::size_t differing = 0;
     EXPECT_LE(max_difference(gpu, ref.bytes, &differing), tolerance) << what;
     EXPECT_LE(differing, gpu.size() / 1000) << what;  // >= 99.9 % equal

@@ -166,10 +166,9 @@ Result<json> StudioService::histogram(const RenderRequest& request, int bins) {
   auto scene = library_.preview(entry, request.width);
   if (!scene.ok()) return scene.status();
   LuminanceAnalysis a = analyse(**scene, entry.preview_render, bins);
-  const FrameStats& s = rendered->stats;
   return json{{"log10_min", a.log10_min}, {"log10_max", a.log10_max}, {"counts", a.counts}, {"curve", a.curve},
               {"zero_pixels", a.zero_pixels}, {"curve_kind", "mean output value (display-encoded) per bin"},
-              {"dynamic_range_stops", s.pixel_count ? s.dynamic_range_stops() : 0.0}};
+              {"dynamic_range_stops", (a.log10_max - a.log10_min) * 3.3219280948873623}};
 }
 
 Result<json> StudioService::probe(int image, int x, int y) {

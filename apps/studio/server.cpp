@@ -197,7 +197,7 @@ void StudioServer::add_routes() {
     const RenderTimings& t = reply->timings;
     const double server_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     json timings = {{"prepare", reply->prepare_ms}, {"glare", t.glare_ms}, {"stats", t.stats_ms}, {"map", t.map_ms},
-                    {"encode", reply->encode_ms}, {"server", server_ms}};
+                    {"encode", reply->encode_ms}, {"server", server_ms}, {"cached", reply->cached}};
     char server_timing[256];
     std::snprintf(server_timing, sizeof server_timing,
                   "prepare;dur=%.2f, glare;dur=%.2f, stats;dur=%.2f, map;dur=%.2f, encode;dur=%.2f, server;dur=%.2f",

@@ -129,7 +129,8 @@ Result<RenderReply> StudioService::render(const RenderRequest& request) {
   const std::string key = preset_json(request.params, request.preset.glare) + std::to_string(image.width);
   std::string& cached_key = request.full ? entry.full_key : entry.preview_key;
   OutputImage& out = request.full ? entry.full_render : entry.preview_render;
-  if (cached_key != key) {
+  reply.cached = cached_key == key;
+  if (!reply.cached) {
     cached_key.clear();
     // RGBA8: the page's ImageData layout, so the page copies the bytes without converting.
     Status s = renderer_.render(image, request.params, request.preset.glare, {PixelType::u8, 4}, out, &reply.stats,

@@ -42,6 +42,7 @@ struct RenderReply {
   RenderTimings timings;
   double prepare_ms = 0.0;   // file read / downscale when not cached
   double encode_ms = 0.0;    // crop, copy or PNG encoding
+  bool cached = false;       // the same look was rendered last time: only cropped/encoded now
 };
 
 class StudioService {

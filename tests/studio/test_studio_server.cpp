@@ -162,6 +162,11 @@ TEST_F(StudioServerTest, RenderReturnsRgbaWithTimingsAndPngOnRequest) {
   auto again = post("/api/render", render_body());
   ASSERT_TRUE(again && again->status == 200);
   EXPECT_EQ(again->body, r->body);
+  EXPECT_FALSE(json::parse(brighter->get_header_value("X-Tonekit-Timings"))["cached"].get<bool>());
+  auto twice = post("/api/render", render_body());
+  ASSERT_TRUE(twice && twice->status == 200);
+  EXPECT_TRUE(json::parse(twice->get_header_value("X-Tonekit-Timings"))["cached"].get<bool>());
+  EXPECT_EQ(twice->body, r->body);
 }
 
 TEST_F(StudioServerTest, FullResolutionCropIsACropOfTheFullRender) {

@@ -103,7 +103,7 @@ function showTimings(frame, roundTrip, now) {
   const fps = n > 1 ? (n - 1) * 1000 / (state.frameTimes[n - 1] - state.frameTimes[0]) : 0;
   const t = frame.timings;
   const rows = [
-    ['frame', `${frame.width}x${frame.height}`],
+    ['frame', `${frame.width}x${frame.height}${t.cached ? ' (cached render)' : ''}`],
     ['prepare (read/downscale)', t.prepare], ['glare', t.glare], ['statistics', t.stats], ['map', t.map],
     ['encode', t.encode], ['server total', t.server],
     ['transfer (round trip − server)', roundTrip - t.server], ['round trip to pixels', roundTrip],

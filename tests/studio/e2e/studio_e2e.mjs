@@ -5,7 +5,7 @@
 // divider dragged (A and B must differ), export a PNG and compare it byte for byte with
 // `tonekit map --preset SIDECAR`, then measure slider -> new pixels for a 1920-wide preview.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -124,6 +124,38 @@ try {
   check(Math.abs(split - 30) <= 2, `divider dragged to ${split} %`);
   await page.screenshot({ path: path.join(shots, '04-ab.png') });
   await page.uncheck('#ab-enable');
+
+  // 1:1 zoom (key Z) shows full-resolution pixels, one per CSS pixel; arrows pan.
+  n = await renders();
+  await page.focus('#viewer');
+  await page.keyboard.press('z');
+  await waitRenders(n + 1);
+  const zoom = await page.evaluate(() => {
+    const c = document.getElementById('canvas-a'), v = document.getElementById('viewer');
+    return { w: c.width, h: c.height, cssW: c.getBoundingClientRect().width, vw: v.clientWidth };
+  });
+  check(zoom.w === zoom.vw && Math.abs(zoom.cssW - zoom.w) < 1, `1:1 zoom: ${zoom.w}x${zoom.h} image pixels in ${zoom.cssW} CSS px`);
+  await snapshot('canvas-a');
+  n = await renders();
+  await page.keyboard.press('ArrowRight');
+  await waitRenders(n + 1);
+  check(await changed('canvas-a') > 0.05, 'panning at 1:1 shows other pixels');
+  await page.mouse.move(canvasBox.x + 200, canvasBox.y + 200);
+  await page.waitForFunction(() => /HDR RGB/.test(document.getElementById('probe').textContent), null, { timeout: 30000 });
+  check(true, `pixel probe: ${await page.textContent('#probe')}`);
+  await page.screenshot({ path: path.join(shots, '04b-zoom-probe.png') });
+  n = await renders();
+  await page.keyboard.press('z');
+  await waitRenders(n + 1);
+
+  // A preset loaded from a file sets the operator and its values (validated by the server).
+  const presetFile = path.join(out, 'loaded-preset.json');
+  writeFileSync(presetFile, JSON.stringify({ operator: 'drago', params: { bias: 0.7 } }));
+  n = await renders();
+  await page.setInputFiles('#preset-load', presetFile);
+  await waitRenders(n + 1);
+  check(await page.inputValue('#operator') === 'drago' && Number(await page.inputValue('#params .param:first-child input[type=number]')) === 0.7,
+        'preset loaded: drago with bias 0.7');
 
   // 4. Export A and compare with the CLI run on the sidecar preset.
   await page.fill('#export-name', 'e2e');

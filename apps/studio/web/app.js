@@ -79,6 +79,7 @@ async function renderView(v) {
         performance.measure('slider-to-pixels', { start: inputTime, end: t1 });
         stats.lastLatencyMs = t1 - inputTime;
         stats.latencies.push(stats.lastLatencyMs);
+        stats.lastTimings = { ...frame.timings, roundTrip: t1 - t0 };
       }
       showTimings(frame, t1 - t0, t1);
       if (v === state.edit) scheduleHistogram();

@@ -176,19 +176,23 @@ try {
   await waitRenders(n + 1);
   await page.waitForFunction(() => document.getElementById('canvas-a').width === 1920, null, { timeout: 60000 });
   await page.focus('#p-key');
-  const latencies = [];
+  const latencies = [], stages = [];
   for (let i = 0; i < 12; i++) {
     n = await renders();
     const before = await page.evaluate(() => window.studio.latencies.length);
     await page.keyboard.press(i % 2 ? 'ArrowLeft' : 'ArrowRight');
     await page.waitForFunction(b => window.studio.latencies.length > b, before, { timeout: 60000 });
     latencies.push(await page.evaluate(() => window.studio.lastLatencyMs));
+    stages.push(await page.evaluate(() => window.studio.lastTimings));
   }
   await page.screenshot({ path: path.join(shots, '06-latency.png') });
   const sorted = [...latencies].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)];
   console.log(`latency slider->pixels, 1920x1080 preview of 3840x2160, cpu backend, reinhard: ` +
               `median ${median.toFixed(1)} ms, min ${sorted[0].toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms (n=${sorted.length})`);
+  const med = key => { const v = stages.map(t => t[key]).sort((a, b) => a - b); return v[Math.floor(v.length / 2)].toFixed(1); };
+  console.log(`  medians: server ${med('server')} ms (statistics ${med('stats')}, map ${med('map')}, encode ${med('encode')}), ` +
+              `request to pixels ${med('roundTrip')} ms`);
   check(latencies.length === 12 && latencies.every(Number.isFinite), 'latency measured for every slider step');
   const errors = await page.evaluate(() => window.studio.errors);
   check(errors.length === 0, `no errors shown on the page${errors.length ? ': ' + errors.join('; ') : ''}`);

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <system_error>
 
@@ -79,15 +78,16 @@ Result<ImageEntry*> ImageLibrary::open(const std::string& requested) {
 }
 
 Result<ImageEntry*> ImageLibrary::add_upload(const std::string& name, const std::string& bytes) {
-  // A private temporary file, because the readers (and their checks) take paths.
-  static std::atomic<int> counter{0};
+  // The readers (and their checks) take paths: the bytes go to a file in a private folder
+  // (mkdtemp: mode 0700, a fresh name), removed again once decoded.
   std::error_code ec;
-  fs::path tmp = fs::temp_directory_path(ec) /
-                 ("tonekit-studio-upload-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  if (ec) return io_error("upload: no temporary folder: " + ec.message());
-  if (Status s = io::write_file_atomically(tmp.string(), bytes); !s.ok()) return s;
-  auto image = io::read_image(tmp.string());
-  fs::remove(tmp, ec);
+  std::string folder = (fs::temp_directory_path(ec) / "tonekit-studio-upload-XXXXXX").string();
+  if (ec || ::mkdtemp(folder.data()) == nullptr) return io_error("upload: cannot create a temporary folder");
+  const fs::path tmp = fs::path(folder) / "upload";
+  Result<Image> image = io_error("upload: not written");
+  if (Status s = io::write_file_atomically(tmp.string(), bytes); !s.ok()) image = s;
+  else image = io::read_image(tmp.string());
+  fs::remove_all(folder, ec);
   if (!image.ok()) {
     std::string message = image.status().message();
     // The reader names the temporary file; the user knows the upload by its own name.

@@ -111,6 +111,14 @@ void StudioServer::add_routes() {
 
   // httplib answers 413 itself for bodies over this, before any handler runs.
   http.set_payload_max_length(upload_limit);
+  // Everything but an upload is a small JSON body: refused from its Content-Length, unread.
+  http.set_pre_routing_handler([request_limit](const httplib::Request& req, httplib::Response& res) {
+    if (req.path != "/api/upload" && req.get_header_value<std::uint64_t>("Content-Length") > request_limit) {
+      send_error(res, 413, "request body over " + std::to_string(request_limit) + " bytes");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "internal error";
     try {

@@ -19,7 +19,8 @@ bool is_hdr_file_name(const fs::path& p) {
   return ext == ".exr" || ext == ".hdr" || ext == ".pic" || ext == ".pfm";
 }
 
-ImageLibrary::ImageLibrary(PathGuard guard) : guard_(std::move(guard)) {
+ImageLibrary::ImageLibrary(PathGuard guard, std::size_t max_decoded)
+    : guard_(std::move(guard)), max_decoded_(std::max<std::size_t>(1, max_decoded)) {
   for (const fs::path& root : guard_.roots()) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) {
@@ -99,18 +100,51 @@ Result<ImageEntry*> ImageLibrary::add_upload(const std::string& name, const std:
   entry->width = image->width;
   entry->height = image->height;
   entry->full = std::make_shared<const Image>(std::move(*image));
+  entry->decoded = true;
   return entry;
 }
 
 Result<std::shared_ptr<const Image>> ImageLibrary::full_image(ImageEntry& entry) {
+  entry.last_used = ++use_clock_;
   if (!entry.full) {
     auto image = io::read_image(entry.path);
     if (!image.ok()) return image.status();
     entry.width = image->width;
     entry.height = image->height;
     entry.full = std::make_shared<const Image>(std::move(*image));
+    entry.decoded = true;
+    release_least_recent(entry);
   }
   return entry.full;
+}
+
+std::size_t ImageLibrary::decoded_count() const {
+  std::size_t n = 0;
+  for (ImageEntry* e : entries()) n += e->decoded ? 1 : 0;
+  return n;
+}
+
+// Called with keep.mutex held: other entries are only try-locked, so two threads releasing for
+// each other never wait on each other; an entry busy rendering is released another time.
+void ImageLibrary::release_least_recent(const ImageEntry& keep) {
+  std::vector<ImageEntry*> files;
+  for (ImageEntry* e : entries())
+    if (e != &keep && e->decoded && !e->path.empty()) files.push_back(e);
+  if (files.size() + 1 <= max_decoded_) return;
+  std::sort(files.begin(), files.end(), [](const ImageEntry* a, const ImageEntry* b) { return a->last_used < b->last_used; });
+  for (std::size_t i = 0; i < files.size() + 1 - max_decoded_; ++i) {
+    ImageEntry& e = *files[i];
+    std::unique_lock lock(e.mutex, std::try_to_lock);
+    if (!lock.owns_lock()) continue;
+    e.full.reset();
+    e.preview.reset();
+    e.preview_width = 0;
+    e.full_key.clear();
+    e.preview_key.clear();
+    e.full_render = OutputImage{};
+    e.preview_render = OutputImage{};
+    e.decoded = false;
+  }
 }
 
 Result<std::shared_ptr<const Image>> ImageLibrary::preview(ImageEntry& entry, int width) {

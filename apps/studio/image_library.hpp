@@ -2,7 +2,9 @@
 // opened later from inside those roots, and uploads. Each entry caches its decoded image and a
 // downscaled preview, so a slider move reads neither the file nor the full-resolution pixels.
 #pragma once
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -21,6 +23,9 @@ struct ImageEntry {
   std::string name;  // file name shown in the strip
   std::string path;  // canonical path; empty for uploads
   int width = 0, height = 0;  // from probe_image (0 until known)
+  // For releasing the least recently used decoded images (read without the mutex).
+  std::atomic<std::uint64_t> last_used{0};
+  std::atomic<bool> decoded{false};
 
   // Guards everything below; renders of one image run one at a time.
   std::mutex mutex;
@@ -38,7 +43,9 @@ class ImageLibrary {
  public:
   // Lists the HDR files (.exr .hdr .pic .pfm) of each root folder (not recursive) and each root
   // file; unreadable headers are listed too and fail when opened, with the reader's message.
-  explicit ImageLibrary(PathGuard guard);
+  // At most `max_decoded` files are held decoded (with their previews and renders); opening
+  // another releases the least recently used. Uploads cannot be read again and are always kept.
+  explicit ImageLibrary(PathGuard guard, std::size_t max_decoded = 4);
 
   const PathGuard& guard() const { return guard_; }
   std::vector<ImageEntry*> entries() const;
@@ -47,6 +54,7 @@ class ImageLibrary {
   // Opens a file inside the served roots (PathGuard::resolve); the same file twice gives the
   // same entry.
   Result<ImageEntry*> open(const std::string& requested);
+  std::size_t decoded_count() const;
   // Decodes uploaded bytes with the CLI's readers (via a private temporary file, removed again).
   Result<ImageEntry*> add_upload(const std::string& name, const std::string& bytes);
 
@@ -58,7 +66,10 @@ class ImageLibrary {
 
  private:
   ImageEntry* add_entry(std::string name, std::string path);
+  void release_least_recent(const ImageEntry& keep);
   PathGuard guard_;
+  std::size_t max_decoded_;
+  std::atomic<std::uint64_t> use_clock_{0};
   mutable std::mutex mutex_;
   std::deque<std::unique_ptr<ImageEntry>> entries_;  // deque: entry pointers stay valid
 };

@@ -8,12 +8,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "api/cuda_entry.hpp"
 #include "preset.hpp"
+#include "studio/image_library.hpp"
 #include "studio/server.hpp"
 #include "tonekit/io.hpp"
 #include "tonekit/synth.hpp"
@@ -444,6 +446,46 @@ TEST_F(StudioServerTest, ConcurrentClientsGetTheirOwnRenders) {
     });
   for (auto& th : threads) th.join();
   for (int t = 0; t < 8; ++t) EXPECT_EQ(mismatches[static_cast<std::size_t>(t)], 0) << "client " << t;
+}
+
+}  // namespace
+
+namespace {
+
+// The library keeps at most N files decoded: the least recently used is released and read
+// again when asked for; uploads are never released.
+TEST(ImageLibrary, ReleasesTheLeastRecentlyUsedDecodedImage) {
+  const fs::path dir = fs::temp_directory_path() / ("tonekit_studio_lru_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto scene = synth::render_scene("checker-hdr", 32, 16);
+  ASSERT_TRUE(scene.ok());
+  for (const char* name : {"a.pfm", "b.pfm", "c.pfm"}) ASSERT_TRUE(io::write_pfm((dir / name).string(), *scene).ok());
+  auto guard = studio::PathGuard::create({dir.string()});
+  ASSERT_TRUE(guard.ok());
+  studio::ImageLibrary library(std::move(*guard), 2);
+  auto load = [&](int id) {
+    studio::ImageEntry& e = *library.find(id);
+    std::lock_guard lock(e.mutex);
+    return library.full_image(e).ok();
+  };
+  ASSERT_TRUE(load(0) && load(1));
+  EXPECT_EQ(library.decoded_count(), 2u);
+  ASSERT_TRUE(load(0));  // a is now more recent than b
+  ASSERT_TRUE(load(2));
+  EXPECT_EQ(library.decoded_count(), 2u);
+  EXPECT_TRUE(library.find(0)->decoded);
+  EXPECT_FALSE(library.find(1)->decoded);
+  ASSERT_TRUE(load(1));  // read again
+  EXPECT_TRUE(library.find(1)->decoded);
+  EXPECT_EQ(library.decoded_count(), 2u);
+  auto upload = library.add_upload("up.pfm", [&] {
+    std::ifstream in(dir / "a.pfm", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }());
+  ASSERT_TRUE(upload.ok()) << upload.status().message();
+  ASSERT_TRUE(load(0) && load(2));
+  EXPECT_TRUE((*upload)->decoded);
+  fs::remove_all(dir);
 }
 
 }  // namespace

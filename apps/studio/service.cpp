@@ -199,9 +199,15 @@ Result<std::string> StudioService::thumbnail(int image) {
   r.params = *params;
   r.width = 160;
   std::lock_guard lock((*e)->mutex);
-  auto full = library_.full_image(**e);
-  if (!full.ok()) return full.status();
-  Image small = downscale_to_width(**full, 160);
+  // Decoded for the thumbnail only, not cached: a strip of thumbnails must not push the images
+  // being edited out of the library's cache.
+  std::shared_ptr<const Image> source = (*e)->full;
+  if (!source) {
+    auto image = io::read_image((*e)->path);
+    if (!image.ok()) return image.status();
+    source = std::make_shared<const Image>(std::move(*image));
+  }
+  Image small = downscale_to_width(*source, 160);
   OutputImage out;
   if (Status s = renderer_.render(small, r.params, {}, {PixelType::u8, 3}, out, nullptr, nullptr); !s.ok()) return s;
   auto png = io::encode_png(out);

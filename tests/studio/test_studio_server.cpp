@@ -16,6 +16,7 @@
 #include "api/cuda_entry.hpp"
 #include "preset.hpp"
 #include "studio/image_library.hpp"
+#include "studio/service.hpp"
 #include "studio/server.hpp"
 #include "tonekit/io.hpp"
 #include "tonekit/synth.hpp"
@@ -485,6 +486,15 @@ TEST(ImageLibrary, ReleasesTheLeastRecentlyUsedDecodedImage) {
   ASSERT_TRUE(upload.ok()) << upload.status().message();
   ASSERT_TRUE(load(0) && load(2));
   EXPECT_TRUE((*upload)->decoded);
+
+  // Thumbnails decode without caching: browsing the strip keeps the edited images decoded.
+  auto guard2 = studio::PathGuard::create({dir.string()});
+  ASSERT_TRUE(guard2.ok());
+  studio::StudioService service(std::move(*guard2), Backend::cpu, (dir / "exports").string());
+  auto thumb = service.thumbnail(1);
+  ASSERT_TRUE(thumb.ok()) << thumb.status().message();
+  EXPECT_EQ(thumb->substr(1, 3), "PNG");
+  EXPECT_FALSE(service.library().find(1)->decoded);
   fs::remove_all(dir);
 }
 

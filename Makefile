@@ -5,10 +5,11 @@
 
 BUILD ?= build
 JOBS ?= $(shell nproc)
+E2E := tests/studio/e2e
 CMAKE_FLAGS ?=
 DEB_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libcli11-dev \
                 libgtest-dev libbenchmark-dev libfftw3-dev pfstools pfstmo clang libclang-rt-14-dev python3 \
-                ffmpeg
+                ffmpeg libcpp-httplib-dev nlohmann-json3-dev chromium nodejs
 
 .PHONY: demo test deps build fuzz bench-cpu clean
 
@@ -18,6 +19,16 @@ deps:
 	  echo "installing:" $$missing; \
 	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@# npm: Debian's package, unless the installed nodejs already brings its own (nodesource's does).
+	@if ! command -v npm >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends npm; \
+	fi
+	@# The studio's browser test drives Debian's chromium with playwright-core (no browser download):
+	@# npm ci only when the lock file changed since the last install.
+	@if [ ! -f $(E2E)/node_modules/.package-lock.json ] || [ $(E2E)/package-lock.json -nt $(E2E)/node_modules/.package-lock.json ]; then \
+	  cd $(E2E) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
 
 build: deps

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "cli_common.hpp"
+#include "preset.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/glare_cuda.hpp"
 
@@ -28,6 +29,7 @@ struct MapOptions {
   int bits = 0;
   int quality = 92;
   GlareParams glare;  // strength 0: off
+  std::string preset;
 };
 
 struct Job {
@@ -227,7 +229,25 @@ void add_map_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->footer("\nOutputs: .png/.jpg get the display transfer (sRGB unless gamma is set); .exr/.hdr/.pfm hold "
               "the tone-mapped linear [0,1] values.\n\n" + operators_help());
-  cmd->callback([o, &exit_code] { exit_code = run_map(*o); });
+  cmd->add_option("--preset", o->preset,
+                  "JSON preset (operator, params, glare) as tonekit studio saves it; --op, --set and --glare* "
+                  "given beside it override it");
+  cmd->callback([o, cmd, &exit_code] {
+    // The preset fills what the command line left unset: --set values come after its params.
+    if (!o->preset.empty()) {
+      auto preset = load_preset(o->preset);
+      if (!preset.ok()) return void(exit_code = report(preset.status()));
+      if (cmd->count("--op") == 0) o->op = preset->op;
+      std::vector<std::string> settings;
+      for (const auto& [name, value] : preset->settings) settings.push_back(name + "=" + value);
+      settings.insert(settings.end(), o->settings.begin(), o->settings.end());
+      o->settings = settings;
+      if (cmd->count("--glare") == 0) o->glare.strength = preset->glare.strength;
+      if (cmd->count("--glare-threshold") == 0) o->glare.threshold = preset->glare.threshold;
+      if (cmd->count("--glare-radius") == 0) o->glare.radius = preset->glare.radius;
+    }
+    exit_code = run_map(*o);
+  });
 }
 
 }  // namespace tonekit::cli

@@ -24,6 +24,8 @@ Status write_pfm(const std::string& path, const Image& image);
 // Display writers: u8 or u16 image (PNG 8/16 bit; JPEG 8 bit only).
 Status write_png(const std::string& path, const OutputImage& image);
 Status write_jpeg(const std::string& path, const OutputImage& image, int quality = 92);
+// The PNG bytes write_png would write, in memory (the studio serves them).
+Result<std::string> encode_png(const OutputImage& image);
 
 // Which kind of output an extension asks for.
 enum class OutputKind { png, jpeg, exr, hdr, pfm, unknown };

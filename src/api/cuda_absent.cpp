@@ -15,6 +15,8 @@ bool available(std::string* why) {
   return false;
 }
 
+bool device_memory_info(std::size_t*, std::size_t*) { return false; }
+
 Status tone_map_host(const Image&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*) {
   return no_cuda_build();
 }

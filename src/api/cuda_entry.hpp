@@ -1,12 +1,18 @@
 // What the host API needs from the CUDA backend. Implemented in src/cuda when the build has
 // CUDA, and by api/cuda_absent.cpp otherwise.
 #pragma once
+#include <cstddef>
+
 #include "tonekit/tonemap.hpp"
 
 namespace tonekit::cuda_entry {
 
 // True when a CUDA device can be used; `why` says why not otherwise.
 bool available(std::string* why = nullptr);
+
+// Device memory in use and in total (cudaMemGetInfo, the thesis' getMemUsage) for the studio's
+// status line; false when no device can be asked (no CUDA build, no device, or the call failed).
+bool device_memory_info(std::size_t* used, std::size_t* total);
 
 // Whole-image tone mapping of a host image through the streamed host API.
 Status tone_map_host(const Image& input, const Params& params, OutputFormat format, OutputImage& out,

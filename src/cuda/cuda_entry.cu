@@ -31,6 +31,18 @@ bool available(std::string* why) {
   return ok;
 }
 
+bool device_memory_info(std::size_t* used, std::size_t* total) {
+  if (!available()) return false;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    cudaGetLastError();  // clear it: the next tone_map must not see this failure
+    return false;
+  }
+  if (used) *used = total_bytes - free_bytes;
+  if (total) *total = total_bytes;
+  return true;
+}
+
 Status tone_map_host(const Image& input, const Params& params, OutputFormat format, OutputImage& out, FrameStats* stats,
                      MapTimings* timings) {
   const auto t0 = std::chrono::steady_clock::now();

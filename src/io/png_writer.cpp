@@ -5,6 +5,7 @@
 #include <bit>
 #include <csetjmp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "input_checks.hpp"
@@ -71,10 +72,9 @@ bool encode(const OutputImage& image, const std::vector<png_bytep>& rows, PngOut
 
 }  // namespace
 
-Status write_png(const std::string& path, const OutputImage& image) {
+Result<std::string> encode_png(const OutputImage& image) {
   if (image.type != PixelType::u8 && image.type != PixelType::u16)
-    return invalid_argument(path + ": PNG needs an 8- or 16-bit image");
-  if (Status status = check_writable(path, image); !status.ok()) return status;
+    return invalid_argument("PNG needs an 8- or 16-bit image");
   PngOutput output;
   try {
     const std::size_t row_bytes = static_cast<std::size_t>(image.width) * image.channels * bytes_per_channel(image.type);
@@ -82,11 +82,20 @@ Status write_png(const std::string& path, const OutputImage& image) {
     for (std::size_t y = 0; y < rows.size(); ++y)
       rows[y] = const_cast<png_bytep>(image.bytes.data() + y * row_bytes);
     output.bytes.reserve(row_bytes * rows.size() / 2);
-    if (!encode(image, rows, output)) return Status(StatusCode::runtime_error, path + ": libpng: " + one_line(output.error));
+    if (!encode(image, rows, output)) return Status(StatusCode::runtime_error, "libpng: " + one_line(output.error));
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::out_of_memory, path + ": out of memory while encoding PNG");
+    return Status(StatusCode::out_of_memory, "out of memory while encoding PNG");
   }
-  return write_file_atomically(path, output.bytes);
+  return std::move(output.bytes);
+}
+
+Status write_png(const std::string& path, const OutputImage& image) {
+  if (image.type != PixelType::u8 && image.type != PixelType::u16)
+    return invalid_argument(path + ": PNG needs an 8- or 16-bit image");
+  if (Status status = check_writable(path, image); !status.ok()) return status;
+  auto bytes = encode_png(image);
+  if (!bytes.ok()) return Status(bytes.status().code(), path + ": " + bytes.status().message());
+  return write_file_atomically(path, *bytes);
 }
 
 }  // namespace tonekit::io

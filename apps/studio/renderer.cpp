@@ -1,0 +1,38 @@
+#include "renderer.hpp"
+
+#include <chrono>
+
+#include "tonekit/glare_cuda.hpp"
+
+namespace tonekit::studio {
+
+namespace {
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+Status Renderer::render(const Image& scene, const Params& params, const GlareParams& glare, OutputFormat format,
+                        OutputImage& out, FrameStats* stats, RenderTimings* timings) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  RenderTimings t;
+  MapTimings map;
+  Status status;
+  if (glare.strength > 0) {
+    // Glare adds to the scene in place: it works on a copy so the cached image stays clean.
+    Image lit = scene;
+    const auto g0 = std::chrono::steady_clock::now();
+    status = backend_ == Backend::cuda ? cuda_apply_glare(lit, glare) : apply_glare(lit, glare);
+    t.glare_ms = ms_since(g0);
+    if (status.ok()) status = tone_map(lit, params, format, backend_, out, stats, &map);
+  } else {
+    status = tone_map(scene, params, format, backend_, out, stats, &map);
+  }
+  t.stats_ms = map.stats_ms;
+  t.map_ms = map.map_ms;
+  t.total_ms = ms_since(t0);
+  if (timings) *timings = t;
+  return status;
+}
+
+}  // namespace tonekit::studio

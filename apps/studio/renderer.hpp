@@ -1,0 +1,34 @@
+// The studio's one call into tone mapping. Everything the page sees (previews, 1:1 crops,
+// thumbnails, exports) is rendered here, so moving the studio onto the device pipeline (one
+// persistent pipeline per open image and backend) changes this class only.
+#pragma once
+#include "tonekit/blur.hpp"
+#include "tonekit/image.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/status.hpp"
+#include "tonekit/tonemap.hpp"
+
+namespace tonekit::studio {
+
+struct RenderTimings {
+  double glare_ms = 0.0;  // bright-pass blur (0 when glare is off)
+  double stats_ms = 0.0;  // as tone_map measured them
+  double map_ms = 0.0;
+  double total_ms = 0.0;  // glare + tone_map, wall clock
+};
+
+class Renderer {
+ public:
+  explicit Renderer(Backend backend) : backend_(backend) {}
+  Backend backend() const { return backend_; }
+
+  // Glare (when strength > 0) then tone mapping of `scene`, as `tonekit map` does it: the same
+  // calls in the same order, so an export equals the CLI's output byte for byte.
+  Status render(const Image& scene, const Params& params, const GlareParams& glare, OutputFormat format,
+                OutputImage& out, FrameStats* stats, RenderTimings* timings) const;
+
+ private:
+  Backend backend_;
+};
+
+}  // namespace tonekit::studio

@@ -1,0 +1,208 @@
+// End-to-end test of `tonekit studio` in a real browser: Debian's chromium driven by
+// playwright-core (no browser download). Usage: node studio_e2e.mjs TONEKIT OUT_DIR
+// Steps (a screenshot of each under OUT_DIR/screenshots): open the studio on a synthetic 4K image,
+// move a slider (pixels must change), switch operator (pixels must change), A/B with the
+// divider dragged (A and B must differ), export a PNG and compare it byte for byte with
+// `tonekit map --preset SIDECAR`, then measure slider -> new pixels for a 1920-wide preview.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch {
+  console.error('playwright-core is not installed: run `make deps` (npm ci in tests/studio/e2e)');
+  process.exit(1);
+}
+
+const [tonekit, outArg] = process.argv.slice(2);
+if (!tonekit || !outArg) { console.error('usage: node studio_e2e.mjs TONEKIT OUT_DIR'); process.exit(2); }
+const out = path.resolve(outArg);
+rmSync(out, { recursive: true, force: true });
+const shots = path.join(out, 'screenshots'), images = path.join(out, 'images'), exports = path.join(out, 'exports');
+for (const d of [shots, images, exports]) mkdirSync(d, { recursive: true });
+
+let failures = 0, passes = 0;
+function check(ok, what) {
+  if (ok) { passes++; console.log(`ok   ${what}`); } else { failures++; console.log(`FAIL ${what}`); }
+}
+
+const scene = path.join(images, 'night.exr');
+execFileSync(tonekit, ['synth', 'night-drive', scene, '--size', '3840x2160']);
+
+const server = spawn(tonekit, ['studio', images, '--backend', 'cpu', '--export-dir', exports], { stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise((resolve, reject) => {
+  let text = '';
+  const timer = setTimeout(() => reject(new Error(`no URL from tonekit studio: ${text}`)), 30000);
+  server.stdout.on('data', chunk => {
+    text += chunk;
+    const m = text.match(/http:\/\/127\.0\.0\.1:\d+\//);
+    if (m) { clearTimeout(timer); resolve(m[0]); }
+  });
+  server.on('exit', code => reject(new Error(`tonekit studio exited with ${code}`)));
+});
+console.log(`studio at ${url}`);
+
+const profile = mkdtempSync(path.join(tmpdir(), 'tonekit-e2e-profile-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1280, height: 800 },
+  deviceScaleFactor: 1,
+});
+
+try {
+  const page = context.pages()[0] ?? await context.newPage();
+  page.on('pageerror', e => { failures++; console.log(`FAIL page error: ${e.message}`); });
+  const renders = () => page.evaluate(() => window.studio.renders);
+  const waitRenders = n => page.waitForFunction(n => window.studio.renders >= n, n, { timeout: 60000 });
+  // Fraction of pixels of canvas `id` that differ from the last snapshot of it.
+  const snapshot = id => page.evaluate(id => {
+    const c = document.getElementById(id);
+    window.__snap = window.__snap || {};
+    window.__snap[id] = c.getContext('2d').getImageData(0, 0, c.width, c.height).data.slice();
+  }, id);
+  const changed = id => page.evaluate(id => {
+    const c = document.getElementById(id);
+    const now = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, before = window.__snap[id];
+    if (now.length !== before.length) return 1;
+    let n = 0;
+    for (let i = 0; i < now.length; i += 4) if (now[i] !== before[i] || now[i + 1] !== before[i + 1] || now[i + 2] !== before[i + 2]) n++;
+    return n / (now.length / 4);
+  }, id);
+
+  await page.goto(url);
+  await page.waitForFunction(() => window.studio && window.studio.ready && window.studio.renders >= 1, null, { timeout: 60000 });
+  await page.screenshot({ path: path.join(shots, '01-open.png') });
+  check(await page.locator('#image-list button').count() === 1, 'the image strip lists the synthetic image');
+  check(await page.locator('#params input[type=range]').count() >= 2, 'sliders generated from the registry');
+
+  // 1. A slider (keyboard, as a user would): the image must change.
+  await snapshot('canvas-a');
+  let n = await renders();
+  await page.focus('#p-key');
+  await page.keyboard.press('End');
+  await waitRenders(n + 1);
+  const sliderDiff = await changed('canvas-a');
+  check(sliderDiff > 0.05, `moving 'key' changed ${(sliderDiff * 100).toFixed(1)} % of the pixels`);
+  await page.screenshot({ path: path.join(shots, '02-slider.png') });
+
+  // 2. Another operator.
+  await snapshot('canvas-a');
+  n = await renders();
+  await page.selectOption('#operator', 'histeq');
+  await waitRenders(n + 1);
+  const opDiff = await changed('canvas-a');
+  check(opDiff > 0.05, `switching to histeq changed ${(opDiff * 100).toFixed(1)} % of the pixels`);
+  check(await page.locator('#p-bins').count() === 1, "histeq's own parameter 'bins' has a slider");
+  await page.screenshot({ path: path.join(shots, '03-operator.png') });
+
+  // 3. A/B: B (drago) beside A (histeq), divider dragged to 30 %.
+  n = await renders();
+  await page.check('#ab-enable');
+  await waitRenders(n + 1);
+  const abDiff = await page.evaluate(() => {
+    const a = document.getElementById('canvas-a'), b = document.getElementById('canvas-b');
+    if (a.width !== b.width || a.height !== b.height) return -1;
+    const da = a.getContext('2d').getImageData(0, 0, a.width, a.height).data, db = b.getContext('2d').getImageData(0, 0, b.width, b.height).data;
+    let d = 0;
+    for (let i = 0; i < da.length; i += 4) if (da[i] !== db[i]) d++;
+    return d / (da.length / 4);
+  });
+  check(abDiff > 0.05, `A (histeq) and B (drago) differ in ${(abDiff * 100).toFixed(1)} % of the pixels`);
+  const canvasBox = await page.locator('#canvas-a').boundingBox();
+  const divBox = await page.locator('#divider').boundingBox();
+  await page.mouse.move(divBox.x + divBox.width / 2, divBox.y + divBox.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(canvasBox.x + canvasBox.width * 0.3, divBox.y + divBox.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const split = Number(await page.getAttribute('#divider', 'aria-valuenow'));
+  check(Math.abs(split - 30) <= 2, `divider dragged to ${split} %`);
+  await page.screenshot({ path: path.join(shots, '04-ab.png') });
+  await page.uncheck('#ab-enable');
+
+  // 1:1 zoom (key Z) shows full-resolution pixels, one per CSS pixel; arrows pan.
+  n = await renders();
+  await page.focus('#viewer');
+  await page.keyboard.press('z');
+  await waitRenders(n + 1);
+  const zoom = await page.evaluate(() => {
+    const c = document.getElementById('canvas-a'), v = document.getElementById('viewer');
+    return { w: c.width, h: c.height, cssW: c.getBoundingClientRect().width, vw: v.clientWidth };
+  });
+  check(zoom.w === zoom.vw && Math.abs(zoom.cssW - zoom.w) < 1, `1:1 zoom: ${zoom.w}x${zoom.h} image pixels in ${zoom.cssW} CSS px`);
+  await snapshot('canvas-a');
+  n = await renders();
+  await page.keyboard.press('ArrowRight');
+  await waitRenders(n + 1);
+  check(await changed('canvas-a') > 0.05, 'panning at 1:1 shows other pixels');
+  await page.mouse.move(canvasBox.x + 200, canvasBox.y + 200);
+  await page.waitForFunction(() => /HDR RGB/.test(document.getElementById('probe').textContent), null, { timeout: 30000 });
+  check(true, `pixel probe: ${await page.textContent('#probe')}`);
+  await page.screenshot({ path: path.join(shots, '04b-zoom-probe.png') });
+  n = await renders();
+  await page.keyboard.press('z');
+  await waitRenders(n + 1);
+
+  // A preset loaded from a file sets the operator and its values (validated by the server).
+  const presetFile = path.join(out, 'loaded-preset.json');
+  writeFileSync(presetFile, JSON.stringify({ operator: 'drago', params: { bias: 0.7 } }));
+  n = await renders();
+  await page.setInputFiles('#preset-load', presetFile);
+  await waitRenders(n + 1);
+  check(await page.inputValue('#operator') === 'drago' && Number(await page.inputValue('#params .param:first-child input[type=number]')) === 0.7,
+        'preset loaded: drago with bias 0.7');
+
+  // 4. Export A and compare with the CLI run on the sidecar preset.
+  await page.fill('#export-name', 'e2e');
+  await page.selectOption('#export-format', 'png');
+  await page.click('#export');
+  await page.waitForFunction(() => window.studio.lastExport, null, { timeout: 120000 });
+  await page.screenshot({ path: path.join(shots, '05-export.png') });
+  const cliOut = path.join(out, 'cli.png');
+  execFileSync(tonekit, ['map', scene, cliOut, '--preset', path.join(exports, 'e2e.json'), '--backend', 'cpu']);
+  const exported = readFileSync(path.join(exports, 'e2e.png')), cli = readFileSync(cliOut);
+  check(exported.length > 1000 && exported.equals(cli),
+        `exported PNG (${exported.length} bytes) equals tonekit map --preset (${cli.length} bytes) byte for byte`);
+
+  // 5. Latency: a 1920-wide preview of the 4K image (the viewer is 1920x1170 CSS px here).
+  await page.setViewportSize({ width: 2400, height: 1210 });
+  n = await renders();
+  await page.selectOption('#operator', 'reinhard');
+  await waitRenders(n + 1);
+  await page.waitForFunction(() => document.getElementById('canvas-a').width === 1920, null, { timeout: 60000 });
+  await page.focus('#p-key');
+  const latencies = [], stages = [];
+  for (let i = 0; i < 12; i++) {
+    n = await renders();
+    const before = await page.evaluate(() => window.studio.latencies.length);
+    await page.keyboard.press(i % 2 ? 'ArrowLeft' : 'ArrowRight');
+    await page.waitForFunction(b => window.studio.latencies.length > b, before, { timeout: 60000 });
+    latencies.push(await page.evaluate(() => window.studio.lastLatencyMs));
+    stages.push(await page.evaluate(() => window.studio.lastTimings));
+  }
+  await page.screenshot({ path: path.join(shots, '06-latency.png') });
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  console.log(`latency slider->pixels, 1920x1080 preview of 3840x2160, cpu backend, reinhard: ` +
+              `median ${median.toFixed(1)} ms, min ${sorted[0].toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms (n=${sorted.length})`);
+  const med = key => { const v = stages.map(t => t[key]).sort((a, b) => a - b); return v[Math.floor(v.length / 2)].toFixed(1); };
+  console.log(`  medians: server ${med('server')} ms (statistics ${med('stats')}, map ${med('map')}, encode ${med('encode')}), ` +
+              `request to pixels ${med('roundTrip')} ms`);
+  check(latencies.length === 12 && latencies.every(Number.isFinite), 'latency measured for every slider step');
+  const errors = await page.evaluate(() => window.studio.errors);
+  check(errors.length === 0, `no errors shown on the page${errors.length ? ': ' + errors.join('; ') : ''}`);
+} catch (e) {
+  failures++;
+  console.log(`FAIL ${e.stack || e}`);
+} finally {
+  await context.close();
+  server.kill('SIGTERM');
+  rmSync(profile, { recursive: true, force: true });
+}
+console.log(`${passes} passed, ${failures} failed`);
+process.exit(failures ? 1 : 0);

@@ -1,0 +1,501 @@
+// The studio's HTTP API, end to end through httplib::Client against a server started in this
+// process on an ephemeral port: good requests, bad JSON, unknown operators, out-of-range values,
+// path traversal (../, absolute, symlinks, URL-encoded), upload limits, stale renders and
+// several concurrent clients.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "api/cuda_entry.hpp"
+#include "preset.hpp"
+#include "studio/image_library.hpp"
+#include "studio/service.hpp"
+#include "studio/server.hpp"
+#include "tonekit/io.hpp"
+#include "tonekit/synth.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace tonekit;
+
+namespace {
+
+constexpr std::size_t kUploadLimit = std::size_t{1} << 20;
+constexpr std::size_t kRequestLimit = std::size_t{64} << 10;
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class StudioServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("tonekit_studio_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "root" / "sub");
+    fs::create_directories(dir_ / "outside");
+    auto ramp = synth::render_scene("gradient-ramp", 96, 64);
+    auto night = synth::render_scene("night-drive", 80, 48);
+    ASSERT_TRUE(ramp.ok() && night.ok());
+    ASSERT_TRUE(io::write_exr((dir_ / "root" / "a_ramp.exr").string(), *ramp).ok());
+    ASSERT_TRUE(io::write_pfm((dir_ / "root" / "b_night.pfm").string(), *night).ok());
+    ASSERT_TRUE(io::write_exr((dir_ / "root" / "sub" / "deeper.exr").string(), *night).ok());
+    ASSERT_TRUE(io::write_exr((dir_ / "outside" / "secret.exr").string(), *night).ok());
+    fs::create_symlink(dir_ / "outside" / "secret.exr", dir_ / "root" / "c_link.exr");
+    fs::create_directory_symlink(dir_ / "outside", dir_ / "root" / "dirlink");
+    studio::StudioOptions options;
+    options.paths = {(dir_ / "root").string()};
+    options.backend = Backend::cpu;
+    options.export_dir = (dir_ / "exports").string();
+    options.max_upload_bytes = kUploadLimit;
+    options.max_request_bytes = kRequestLimit;
+    auto server = studio::StudioServer::create(options);
+    ASSERT_TRUE(server.ok()) << server.status().message();
+    server_ = server->release();
+    auto port = server_->start();
+    ASSERT_TRUE(port.ok()) << port.status().message();
+    port_ = *port;
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    fs::remove_all(dir_);
+  }
+
+  static httplib::Client client() {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_url_encode(false);  // send the paths exactly as written (the traversal tests encode by hand)
+    c.set_read_timeout(60, 0);
+    return c;
+  }
+  static httplib::Result post(const std::string& path, const json& body) {
+    return client().Post(path.c_str(), body.dump(), "application/json");
+  }
+  static std::string error_of(const httplib::Result& r) { return json::parse(r->body).value("error", ""); }
+
+  static inline fs::path dir_;
+  static inline studio::StudioServer* server_ = nullptr;
+  static inline int port_ = 0;
+};
+
+json render_body(const std::string& op = "reinhard", json params = json::object()) {
+  return {{"image", 0}, {"operator", op}, {"params", params}, {"width", 48}};
+}
+
+TEST_F(StudioServerTest, OperatorsComeFromTheRegistry) {
+  auto r = client().Get("/api/operators");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200);
+  json doc = json::parse(r->body);
+  ASSERT_EQ(doc["operators"].size(), all_operators().size());
+  for (std::size_t i = 0; i < all_operators().size(); ++i) {
+    const OperatorDesc& op = *all_operators()[i];
+    EXPECT_EQ(doc["operators"][i]["id"], op.id);
+    ASSERT_EQ(doc["operators"][i]["params"].size(), op.params.size());
+    for (std::size_t k = 0; k < op.params.size(); ++k) {
+      EXPECT_EQ(doc["operators"][i]["params"][k]["name"], op.params[k].name);
+      EXPECT_EQ(doc["operators"][i]["params"][k]["default"].get<double>(), op.params[k].default_value);
+      EXPECT_EQ(doc["operators"][i]["params"][k]["max"].get<double>(), op.params[k].max_value);
+      EXPECT_EQ(doc["operators"][i]["params"][k]["integer"].get<bool>(), op.params[k].integer);
+    }
+  }
+  EXPECT_EQ(doc["common"].size(), common_params().size());
+  EXPECT_EQ(doc["glare"].size(), 3u);
+}
+
+TEST_F(StudioServerTest, StatusReportsBackendAndGpuMemory) {
+  auto r = client().Get("/api/status");
+  ASSERT_TRUE(r && r->status == 200);
+  json doc = json::parse(r->body);
+  EXPECT_EQ(doc["backend"], "cpu");
+  EXPECT_EQ(doc["max_upload_bytes"].get<std::size_t>(), kUploadLimit);
+  std::size_t used = 0, total = 0;
+  const bool known = cuda_entry::device_memory_info(&used, &total);
+  EXPECT_EQ(doc["gpu_memory"].is_null(), !known);
+  if (!cuda_available()) EXPECT_FALSE(known);
+}
+
+TEST_F(StudioServerTest, ImagesListTheRootButNotSymlinksOutOfIt) {
+  auto r = client().Get("/api/images");
+  ASSERT_TRUE(r && r->status == 200);
+  json images = json::parse(r->body)["images"];
+  ASSERT_EQ(images.size(), 2u) << images.dump();
+  EXPECT_EQ(images[0]["name"], "a_ramp.exr");
+  EXPECT_EQ(images[0]["width"], 96);
+  EXPECT_EQ(images[1]["name"], "b_night.pfm");
+  auto thumb = client().Get("/api/images/0/thumbnail");
+  ASSERT_TRUE(thumb && thumb->status == 200);
+  EXPECT_EQ(thumb->body.substr(1, 3), "PNG");
+  auto missing = client().Get("/api/images/99/thumbnail");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 400);
+}
+
+TEST_F(StudioServerTest, RenderReturnsRgbaWithTimingsAndPngOnRequest) {
+  auto r = post("/api/render", render_body());
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const int w = std::stoi(r->get_header_value("X-Tonekit-Width")), h = std::stoi(r->get_header_value("X-Tonekit-Height"));
+  EXPECT_EQ(w, 48);
+  EXPECT_EQ(h, 32);
+  EXPECT_EQ(r->body.size(), static_cast<std::size_t>(w) * h * 4);
+  json timings = json::parse(r->get_header_value("X-Tonekit-Timings"));
+  for (const char* stage : {"prepare", "glare", "stats", "map", "encode", "server"}) EXPECT_TRUE(timings.contains(stage)) << stage;
+  EXPECT_NE(r->get_header_value("Server-Timing").find("map;dur="), std::string::npos);
+  // Every alpha byte is opaque: the page draws the bytes as they come.
+  for (std::size_t i = 3; i < r->body.size(); i += 4) ASSERT_EQ(static_cast<unsigned char>(r->body[i]), 255);
+
+  json png = render_body();
+  png["format"] = "png";
+  auto p = post("/api/render", png);
+  ASSERT_TRUE(p && p->status == 200);
+  EXPECT_EQ(p->body.substr(1, 3), "PNG");
+
+  // A different value renders different pixels; the same value again gives the same bytes.
+  auto brighter = post("/api/render", render_body("reinhard", {{"key", 0.72}}));
+  ASSERT_TRUE(brighter && brighter->status == 200);
+  EXPECT_NE(brighter->body, r->body);
+  auto again = post("/api/render", render_body());
+  ASSERT_TRUE(again && again->status == 200);
+  EXPECT_EQ(again->body, r->body);
+  EXPECT_FALSE(json::parse(brighter->get_header_value("X-Tonekit-Timings"))["cached"].get<bool>());
+  auto twice = post("/api/render", render_body());
+  ASSERT_TRUE(twice && twice->status == 200);
+  EXPECT_TRUE(json::parse(twice->get_header_value("X-Tonekit-Timings"))["cached"].get<bool>());
+  EXPECT_EQ(twice->body, r->body);
+}
+
+TEST_F(StudioServerTest, FullResolutionCropIsACropOfTheFullRender) {
+  json full = render_body();
+  full["full"] = true;
+  full["width"] = 96;
+  auto whole = post("/api/render", full);
+  ASSERT_TRUE(whole && whole->status == 200);
+  full["crop"] = {{"x", 10}, {"y", 5}, {"w", 20}, {"h", 7}};
+  auto crop = post("/api/render", full);
+  ASSERT_TRUE(crop && crop->status == 200) << crop->body;
+  ASSERT_EQ(crop->body.size(), 20u * 7u * 4u);
+  for (int y = 0; y < 7; ++y)
+    EXPECT_EQ(crop->body.substr(static_cast<std::size_t>(y) * 20 * 4, 20 * 4),
+              whole->body.substr((static_cast<std::size_t>(y + 5) * 96 + 10) * 4, 20 * 4));
+  // A crop past the edge is clipped to the image.
+  full["crop"] = {{"x", 90}, {"y", 60}, {"w", 50}, {"h", 50}};
+  auto edge = post("/api/render", full);
+  ASSERT_TRUE(edge && edge->status == 200);
+  EXPECT_EQ(edge->get_header_value("X-Tonekit-Width"), "6");
+  EXPECT_EQ(edge->get_header_value("X-Tonekit-Height"), "4");
+}
+
+TEST_F(StudioServerTest, BadRequestsAreAnswered400WithTheRegistryMessage) {
+  auto bad_json = client().Post("/api/render", "{\"image\": 0,", "application/json");
+  ASSERT_TRUE(bad_json);
+  EXPECT_EQ(bad_json->status, 400);
+  EXPECT_NE(error_of(bad_json).find("not valid JSON"), std::string::npos);
+
+  auto unknown = post("/api/render", render_body("no-such-op"));
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 400);
+  EXPECT_EQ(error_of(unknown), prepare_params("no-such-op").status().message());
+
+  auto range = post("/api/render", render_body("reinhard", {{"key", 7.5}}));
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->status, 400);
+  EXPECT_EQ(error_of(range), prepare_params("reinhard", {{"key", "7.5"}}).status().message());
+
+  auto unknown_param = post("/api/render", render_body("reinhard", {{"phi", 8}}));
+  ASSERT_TRUE(unknown_param);
+  EXPECT_EQ(unknown_param->status, 400);
+  EXPECT_EQ(error_of(unknown_param), prepare_params("reinhard", {{"phi", "8"}}).status().message());
+
+  for (const json& body : {json{{"operator", "reinhard"}}, json{{"image", "0"}}, json{{"image", 0}, {"width", -5}},
+                           json{{"image", 0}, {"params", {{"key", "0.2"}}}}, json{{"image", 0}, {"format", "bmp"}},
+                           json{{"image", 0}, {"glare", {{"strength", 11}}}}, json{{"image", 0}, {"crop", 3}, {"full", true}},
+                           json::array({1, 2}), json{{"image", 12345}}}) {
+    auto r = post("/api/render", body);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << body.dump();
+    EXPECT_FALSE(error_of(r).empty()) << body.dump();
+  }
+  // Over the JSON limit (but under the upload limit): refused before the body is read.
+  auto big = client().Post("/api/render", std::string(kRequestLimit + 1, ' '), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_NE(error_of(big).find("request body over"), std::string::npos);
+  // Far over it: the server answers 413 unread and closes, so the client may fail mid-send
+  // instead of reading the answer; either way nothing was exported and the server still serves.
+  auto huge = client().Post("/api/export", std::string(4 << 20, ' '), "application/json");
+  if (huge) EXPECT_EQ(huge->status, 413);
+  auto alive = client().Get("/api/status");
+  ASSERT_TRUE(alive);
+  EXPECT_EQ(alive->status, 200);
+}
+
+TEST_F(StudioServerTest, StaleRendersAreDroppedWithoutRendering) {
+  json body = render_body();
+  body["view"] = "client-1/a";
+  body["seq"] = 5;
+  auto first = post("/api/render", body);
+  ASSERT_TRUE(first && first->status == 200);
+  body["seq"] = 3;
+  body["params"] = {{"key", 0.5}};
+  auto stale = post("/api/render", body);
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->status, 409);
+  EXPECT_TRUE(stale->body.find("stale") != std::string::npos);
+  // Another view of the same client keeps its own numbering.
+  body["view"] = "client-1/b";
+  auto other = post("/api/render", body);
+  ASSERT_TRUE(other && other->status == 200);
+  body["view"] = "client-1/a";
+  body["seq"] = 6;
+  auto newer = post("/api/render", body);
+  ASSERT_TRUE(newer && newer->status == 200);
+}
+
+TEST_F(StudioServerTest, FilesOutsideTheRootsAreRefused) {
+  const std::string outside = (dir_ / "outside" / "secret.exr").string();
+  for (const std::string& path :
+       {std::string("../outside/secret.exr"), outside, std::string("c_link.exr"), std::string("dirlink/secret.exr"),
+        std::string("sub/../../outside/secret.exr"), std::string("/etc/passwd"), std::string("sub/../../../../../etc/passwd"),
+        (dir_ / "root" / ".." / "outside" / "secret.exr").string()}) {
+    auto r = post("/api/images/open", {{"path", path}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << path;
+    EXPECT_NE(error_of(r).find("outside the served folders"), std::string::npos) << path << ": " << error_of(r);
+  }
+  // URL-encoded dots are not decoded again: a file by that literal name does not exist.
+  auto encoded = post("/api/images/open", {{"path", "%2e%2e/outside/secret.exr"}});
+  ASSERT_TRUE(encoded);
+  EXPECT_EQ(encoded->status, 400);
+  // Inside the root: a subfolder, and the same file by two spellings is one entry.
+  auto inside = post("/api/images/open", {{"path", "sub/deeper.exr"}});
+  ASSERT_TRUE(inside && inside->status == 200) << inside->body;
+  auto same = post("/api/images/open", {{"path", (dir_ / "root" / "sub" / ".." / "sub" / "deeper.exr").string()}});
+  ASSERT_TRUE(same && same->status == 200);
+  EXPECT_EQ(json::parse(inside->body)["id"], json::parse(same->body)["id"]);
+  auto missing = post("/api/images/open", {{"path", "nope.exr"}});
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 400);
+  EXPECT_NE(error_of(missing).find("no such file"), std::string::npos);
+
+  // The page's files and the exports are looked up by exact name: no path reaches the disk.
+  for (const char* url : {"/static/../server.cpp", "/static/..%2f..%2fCMakeLists.txt", "/static/%2e%2e/app.js",
+                          "/static/..%2F..%2F..%2Fetc%2Fpasswd", "/api/exports/..%2fsecret.exr", "/api/exports/secret.exr",
+                          "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd"}) {
+    auto r = client().Get(url);
+    ASSERT_TRUE(r) << url;
+    EXPECT_EQ(r->status, 404) << url;
+    EXPECT_EQ(r->body.find("EXR"), std::string::npos) << url;
+  }
+  auto page = client().Get("/");
+  ASSERT_TRUE(page && page->status == 200);
+  EXPECT_NE(page->body.find("tonekit studio"), std::string::npos);
+  auto script = client().Get("/static/app.js");
+  ASSERT_TRUE(script && script->status == 200);
+  EXPECT_NE(script->get_header_value("Content-Type").find("javascript"), std::string::npos);
+}
+
+TEST_F(StudioServerTest, UploadsUseTheReadersAndTheSizeLimit) {
+  const std::string pfm = read_bytes(dir_ / "root" / "b_night.pfm");
+  ASSERT_LT(pfm.size(), kUploadLimit);
+  auto ok = client().Post("/api/upload?name=dropped.pfm", pfm, "application/octet-stream");
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(ok->status, 200) << ok->body;
+  json entry = json::parse(ok->body);
+  EXPECT_EQ(entry["width"], 80);
+  json body = render_body();
+  body["image"] = entry["id"];
+  auto rendered = post("/api/render", body);
+  ASSERT_TRUE(rendered && rendered->status == 200);
+
+  auto garbage = client().Post("/api/upload?name=bad.exr", std::string(1000, 'x'), "application/octet-stream");
+  ASSERT_TRUE(garbage);
+  EXPECT_EQ(garbage->status, 400);
+  EXPECT_NE(error_of(garbage).find("bad.exr"), std::string::npos) << error_of(garbage);
+  const std::string truncated = pfm.substr(0, pfm.size() / 2);
+  auto half = client().Post("/api/upload?name=half.pfm", truncated, "application/octet-stream");
+  ASSERT_TRUE(half);
+  EXPECT_EQ(half->status, 400);
+  auto empty = client().Post("/api/upload?name=e.pfm", std::string(), "application/octet-stream");
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->status, 400);
+  auto huge = client().Post("/api/upload?name=huge.exr", std::string(kUploadLimit + 1, 'x'), "application/octet-stream");
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->status, 413);
+  // No temporary upload file is left behind.
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
+    EXPECT_NE(e.path().filename().string().rfind("tonekit-studio-upload-", 0), 0u) << e.path();
+}
+
+TEST_F(StudioServerTest, ProbeHistogramAndPresets) {
+  auto image = io::read_image((dir_ / "root" / "a_ramp.exr").string());
+  ASSERT_TRUE(image.ok());
+  auto probe = client().Get("/api/probe?image=0&x=50&y=20");
+  ASSERT_TRUE(probe && probe->status == 200) << probe->body;
+  json p = json::parse(probe->body);
+  EXPECT_FLOAT_EQ(p["rgb"][1].get<float>(), image->row(20)[50 * image->channels + 1]);
+  for (const char* bad : {"/api/probe?image=0&x=96&y=0", "/api/probe?image=0&x=-1&y=0", "/api/probe?image=0&x=a&y=0",
+                          "/api/probe?image=0&y=0"}) {
+    auto r = client().Get(bad);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << bad;
+  }
+
+  auto hist = post("/api/histogram", render_body());
+  ASSERT_TRUE(hist && hist->status == 200) << hist->body;
+  json h = json::parse(hist->body);
+  double sum = h["zero_pixels"].get<double>();
+  for (double c : h["counts"]) sum += c;
+  EXPECT_EQ(sum, 48.0 * 32.0);
+  EXPECT_LT(h["log10_min"].get<double>(), h["log10_max"].get<double>());
+
+  auto preset = client().Post("/api/preset", R"({"operator": "drago", "params": {"bias": 0.7}})", "application/json");
+  ASSERT_TRUE(preset && preset->status == 200) << preset->body;
+  json filled = json::parse(preset->body);
+  EXPECT_EQ(filled["params"]["bias"].get<double>(), 0.7);
+  EXPECT_TRUE(filled["params"].contains("ld_max"));  // defaults filled in
+  for (const char* bad : {R"({"operator": "drago", "params": {"bias": 5}})", R"({"operator": "x"})", R"({"op": "drago"})",
+                          R"([1])", "not json"}) {
+    auto r = client().Post("/api/preset", bad, "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << bad;
+  }
+}
+
+TEST_F(StudioServerTest, ExportWritesTheImageAndItsPreset) {
+  json body = render_body("drago", {{"bias", 0.7}});
+  body["glare"] = {{"strength", 0.2}, {"threshold", 10}, {"radius", 0.02}};
+  body["name"] = "look";
+  body["format"] = "png";
+  auto r = post("/api/export", body);
+  ASSERT_TRUE(r && r->status == 200) << r->body;
+  const fs::path png = dir_ / "exports" / "look.png", sidecar = dir_ / "exports" / "look.json";
+  ASSERT_TRUE(fs::exists(png) && fs::exists(sidecar));
+  auto preset = cli::load_preset(sidecar.string());
+  ASSERT_TRUE(preset.ok()) << preset.status().message();
+  EXPECT_EQ(preset->op, "drago");
+  EXPECT_EQ(preset->glare.strength, 0.2);
+  // The same rendering through the host API and the PNG writer gives the same bytes.
+  auto image = io::read_image((dir_ / "root" / "a_ramp.exr").string());
+  ASSERT_TRUE(image.ok());
+  auto params = cli::preset_params(*preset);
+  ASSERT_TRUE(params.ok());
+  ASSERT_TRUE(apply_glare(*image, preset->glare).ok());
+  OutputImage out;
+  ASSERT_TRUE(tone_map(*image, *params, {PixelType::u8, 3}, Backend::cpu, out).ok());
+  EXPECT_EQ(read_bytes(png), *io::encode_png(out));
+  auto download = client().Get("/api/exports/look.png");
+  ASSERT_TRUE(download && download->status == 200);
+  EXPECT_EQ(download->body, read_bytes(png));
+
+  for (const auto& [name, format] : std::vector<std::pair<std::string, std::string>>{
+           {"../escape", "png"}, {"/tmp/abs", "png"}, {".hidden", "png"}, {"ok", "bmp"}, {"a/b", "exr"}, {"", "png"}}) {
+    json bad = body;
+    bad["name"] = name;
+    bad["format"] = format;
+    auto e = post("/api/export", bad);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->status, 400) << name << " " << format;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "escape.png"));
+  EXPECT_FALSE(fs::exists(dir_ / "exports" / "ok.bmp"));
+  json exr = body;
+  exr["name"] = "look";
+  exr["format"] = "exr";
+  auto e = post("/api/export", exr);
+  ASSERT_TRUE(e && e->status == 200) << e->body;
+  EXPECT_TRUE(io::read_image((dir_ / "exports" / "look.exr").string()).ok());
+}
+
+TEST_F(StudioServerTest, ConcurrentClientsGetTheirOwnRenders) {
+  // Reference bytes, rendered one at a time.
+  const std::vector<double> keys = {0.05, 0.1, 0.2, 0.4};
+  std::vector<std::string> expected;
+  for (double k : keys) {
+    json body = render_body("reinhard", {{"key", k}});
+    body["image"] = 1;
+    auto r = post("/api/render", body);
+    ASSERT_TRUE(r && r->status == 200);
+    expected.push_back(r->body);
+  }
+  std::vector<int> mismatches(8, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", port_);
+      c.set_read_timeout(60, 0);
+      for (int i = 0; i < 6; ++i) {
+        const std::size_t k = static_cast<std::size_t>(t + i) % keys.size();
+        json body = render_body("reinhard", {{"key", keys[k]}});
+        body["image"] = t % 2 ? 1 : 0;
+        body["view"] = "thread-" + std::to_string(t);
+        body["seq"] = i;
+        auto r = c.Post("/api/render", body.dump(), "application/json");
+        if (!r || r->status != 200 || (t % 2 == 1 && r->body != expected[k])) ++mismatches[static_cast<std::size_t>(t)];
+        auto listing = c.Get("/api/images");
+        if (!listing || listing->status != 200) ++mismatches[static_cast<std::size_t>(t)];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(mismatches[static_cast<std::size_t>(t)], 0) << "client " << t;
+}
+
+}  // namespace
+
+namespace {
+
+// The library keeps at most N files decoded: the least recently used is released and read
+// again when asked for; uploads are never released.
+TEST(ImageLibrary, ReleasesTheLeastRecentlyUsedDecodedImage) {
+  const fs::path dir = fs::temp_directory_path() / ("tonekit_studio_lru_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto scene = synth::render_scene("checker-hdr", 32, 16);
+  ASSERT_TRUE(scene.ok());
+  for (const char* name : {"a.pfm", "b.pfm", "c.pfm"}) ASSERT_TRUE(io::write_pfm((dir / name).string(), *scene).ok());
+  auto guard = studio::PathGuard::create({dir.string()});
+  ASSERT_TRUE(guard.ok());
+  studio::ImageLibrary library(std::move(*guard), 2);
+  auto load = [&](int id) {
+    studio::ImageEntry& e = *library.find(id);
+    std::lock_guard lock(e.mutex);
+    return library.full_image(e).ok();
+  };
+  ASSERT_TRUE(load(0) && load(1));
+  EXPECT_EQ(library.decoded_count(), 2u);
+  ASSERT_TRUE(load(0));  // a is now more recent than b
+  ASSERT_TRUE(load(2));
+  EXPECT_EQ(library.decoded_count(), 2u);
+  EXPECT_TRUE(library.find(0)->decoded);
+  EXPECT_FALSE(library.find(1)->decoded);
+  ASSERT_TRUE(load(1));  // read again
+  EXPECT_TRUE(library.find(1)->decoded);
+  EXPECT_EQ(library.decoded_count(), 2u);
+  auto upload = library.add_upload("up.pfm", [&] {
+    std::ifstream in(dir / "a.pfm", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }());
+  ASSERT_TRUE(upload.ok()) << upload.status().message();
+  ASSERT_TRUE(load(0) && load(2));
+  EXPECT_TRUE((*upload)->decoded);
+
+  // Thumbnails decode without caching: browsing the strip keeps the edited images decoded.
+  auto guard2 = studio::PathGuard::create({dir.string()});
+  ASSERT_TRUE(guard2.ok());
+  studio::StudioService service(std::move(*guard2), Backend::cpu, (dir / "exports").string());
+  auto thumb = service.thumbnail(1);
+  ASSERT_TRUE(thumb.ok()) << thumb.status().message();
+  EXPECT_EQ(thumb->substr(1, 3), "PNG");
+  EXPECT_FALSE(service.library().find(1)->decoded);
+  fs::remove_all(dir);
+}
+
+}  // namespace

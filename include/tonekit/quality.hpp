@@ -61,7 +61,7 @@ Result<QualityReport> assess(const Image& hdr, const OutputImage& ldr);
 
 // FSITM of one channel: the fraction of pixels whose locally weighted mean phase angle has the
 // same sign in the HDR and the LDR channel. Planes are row-major, `hdr` linear, `ldr` 0..255.
-double fsitm_channel(const double* hdr, const double* ldr, int width, int height);
+Result<double> fsitm_channel(const double* hdr, const double* ldr, int width, int height);
 
 // ---- Colour science ----
 struct Lab {

@@ -40,7 +40,7 @@ struct ColourFidelity {
   double delta_e2000_mean = 0.0;
   double delta_e2000_p95 = 0.0;
   double hue_shift_mean_deg = 0.0;      // mean |h_out - h_hdr| over chromatic pixels
-  std::size_t chromatic_pixels = 0;     // pixels whose hue is defined (HDR chroma C*ab >= 5)
+  std::size_t chromatic_pixels = 0;     // pixels whose hue is defined (C*ab >= 5 in both)
 };
 
 struct QualityReport {

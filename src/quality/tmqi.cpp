@@ -176,7 +176,9 @@ Result<TmqiScore> tmqi(const Image& hdr, const OutputImage& ldr) {
       l = half_size(l);
     }
     score.s_per_scale[scale] = structural_fidelity_at(h, l, f);
-    score.s *= std::pow(score.s_per_scale[scale], kWeights[scale]);
+    // A negative scale value (structure anti-correlated on average) has no real weighted power
+    // (the reference returns a complex Q there); it counts as no fidelity: S = 0.
+    score.s *= std::pow(std::max(0.0, score.s_per_scale[scale]), kWeights[scale]);
   }
   score.n = statistical_naturalness(score.mean_luminance, score.contrast);
   // Eq. 21 with the paper's fitted a = 0.8012, alpha = 0.3046, beta = 0.7088.

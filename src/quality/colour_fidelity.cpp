@@ -3,11 +3,14 @@
 // the two share their lightness and CIEDE2000 measures only what the operator did to chroma and
 // hue (saturation control, channel clipping, colour reconstruction C_out = L_d (C_in / L_w)^s).
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <cmath>
 #include <numbers>
 #include <vector>
 
 #include "core/colour.hpp"
+#include "cpu/parallel.hpp"
 #include "quality/planes.hpp"
 #include "tonekit/quality.hpp"
 
@@ -24,30 +27,52 @@ double luminance709(const double rgb[3]) { return 0.2126 * rgb[0] + 0.7152 * rgb
 
 Result<ColourFidelity> colour_fidelity(const Image& hdr, const OutputImage& ldr) {
   if (Status s = check_pair(hdr, ldr); !s.ok()) return s;
+  if (!std::all_of(hdr.pixels.begin(), hdr.pixels.end(), [](float v) { return std::isfinite(v); }))
+    return invalid_argument("the HDR image holds NaN or Inf values");
+  // sRGB decoding of the 256 8-bit codes, once.
+  std::array<double, 256> decoded{};
+  for (int i = 0; i < 256; ++i) decoded[i] = core::decode_srgb(i / 255.0);
+  auto shown_value = [&](std::size_t pixel, int c) {
+    return ldr.type == PixelType::u8 ? decoded[ldr.bytes[pixel * ldr.channels + c]]
+                                     : core::decode_srgb(detail::ldr_code(ldr, pixel, c) / 255.0);
+  };
+
+  // Per row band: the differences of its pixels (NaN where the source is black) and the hue sums.
   const std::size_t n = static_cast<std::size_t>(hdr.width) * hdr.height;
-  std::vector<double> differences;
-  differences.reserve(n);
-  double hue_sum = 0.0;
+  std::vector<double> differences(n);
+  const int bands = cpu::band_count(hdr.height);
+  std::vector<double> hue_sums(bands, 0.0);
+  std::vector<std::size_t> hue_counts(bands, 0);
+  cpu::parallel_rows(hdr.height, [&](int band, int y0, int y1) {
+    for (std::size_t i = static_cast<std::size_t>(y0) * hdr.width; i < static_cast<std::size_t>(y1) * hdr.width; ++i) {
+      double source[3], shown[3];
+      for (int c = 0; c < 3; ++c) {
+        source[c] = std::max(static_cast<double>(hdr.pixels[i * hdr.channels + c]), 0.0);
+        shown[c] = shown_value(i, c);
+      }
+      const double y_source = luminance709(source), y_shown = luminance709(shown);
+      if (y_source <= 0.0) {  // black in the source: no chromaticity to keep
+        differences[i] = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      const double scale = y_shown / y_source;
+      const Lab want = lab_from_linear_rgb(source[0] * scale, source[1] * scale, source[2] * scale);
+      const Lab got = lab_from_linear_rgb(shown[0], shown[1], shown[2]);
+      differences[i] = ciede2000(want, got);
+      if (std::hypot(want.a, want.b) >= kMinChromaForHue && std::hypot(got.a, got.b) >= kMinChromaForHue) {
+        const double dh = std::abs(std::atan2(want.b, want.a) - std::atan2(got.b, got.a)) * 180.0 / std::numbers::pi;
+        hue_sums[band] += dh > 180.0 ? 360.0 - dh : dh;
+        ++hue_counts[band];
+      }
+    }
+  });
+  differences.erase(std::remove_if(differences.begin(), differences.end(), [](double d) { return std::isnan(d); }),
+                    differences.end());
   ColourFidelity result;
-  for (std::size_t i = 0; i < n; ++i) {
-    double source[3], shown[3];
-    for (int c = 0; c < 3; ++c) {
-      const double v = hdr.pixels[i * hdr.channels + c];
-      if (!std::isfinite(v)) return invalid_argument("the HDR image holds NaN or Inf values");
-      source[c] = std::max(v, 0.0);
-      shown[c] = core::decode_srgb(detail::ldr_code(ldr, i, c) / 255.0);
-    }
-    const double y_source = luminance709(source), y_shown = luminance709(shown);
-    if (y_source <= 0.0) continue;  // black in the source: no chromaticity to keep
-    const double scale = y_shown / y_source;
-    const Lab want = lab_from_linear_rgb(source[0] * scale, source[1] * scale, source[2] * scale);
-    const Lab got = lab_from_linear_rgb(shown[0], shown[1], shown[2]);
-    differences.push_back(ciede2000(want, got));
-    if (std::hypot(want.a, want.b) >= kMinChromaForHue && std::hypot(got.a, got.b) >= kMinChromaForHue) {
-      double dh = std::abs(std::atan2(want.b, want.a) - std::atan2(got.b, got.a)) * 180.0 / std::numbers::pi;
-      hue_sum += dh > 180.0 ? 360.0 - dh : dh;
-      ++result.chromatic_pixels;
-    }
+  double hue_sum = 0.0;
+  for (int b = 0; b < bands; ++b) {
+    hue_sum += hue_sums[b];
+    result.chromatic_pixels += hue_counts[b];
   }
   if (differences.empty()) return result;  // an all-black source: nothing to compare
   double sum = 0.0;

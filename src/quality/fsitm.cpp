@@ -33,44 +33,63 @@ std::vector<double> log_stretched(const double* hdr, std::size_t n) {
   return out;
 }
 
+// The two banks of Eq. 3 for one image size (the coarse one only when alpha > 0).
+struct Analysers {
+  std::unique_ptr<detail::PhaseAnalyser> fine, coarse;
+  double alpha = 0.0;
+};
+
+Result<Analysers> make_analysers(int width, int height) {
+  Analysers a;
+  const double r = std::floor(static_cast<double>(width) * height / 262144.0);
+  a.alpha = r > 1.0 ? 1.0 - 1.0 / r : 0.0;
+  auto fine = detail::PhaseAnalyser::create(width, height, kFineBank);
+  if (!fine.ok()) return fine.status();
+  a.fine = std::move(*fine);
+  if (a.alpha > 0.0) {
+    auto coarse = detail::PhaseAnalyser::create(width, height, kCoarseBank);
+    if (!coarse.ok()) return coarse.status();
+    a.coarse = std::move(*coarse);
+  }
+  return a;
+}
+
 // alpha * LWMPA(coarse bank, coarse) + (1 - alpha) * LWMPA(fine bank, fine).
-Result<std::vector<double>> blended_phase(const std::vector<double>& fine, const std::vector<double>& coarse,
-                                          int width, int height, double alpha) {
-  auto phase = detail::mean_phase_angle(fine, width, height, kFineBank);
-  if (!phase.ok() || alpha == 0.0) return phase;
-  auto coarse_phase = detail::mean_phase_angle(coarse, width, height, kCoarseBank);
-  if (!coarse_phase.ok()) return coarse_phase;
-  for (std::size_t i = 0; i < phase->size(); ++i)
-    (*phase)[i] = alpha * (*coarse_phase)[i] + (1.0 - alpha) * (*phase)[i];
+std::vector<double> blended_phase(Analysers& a, const std::vector<double>& fine, const std::vector<double>& coarse) {
+  std::vector<double> phase = a.fine->mean_phase_angle(fine);
+  if (a.alpha == 0.0) return phase;
+  const std::vector<double> coarse_phase = a.coarse->mean_phase_angle(coarse);
+  for (std::size_t i = 0; i < phase.size(); ++i) phase[i] = a.alpha * coarse_phase[i] + (1.0 - a.alpha) * phase[i];
   return phase;
+}
+
+double channel_score(Analysers& a, const std::vector<double>& hdr, const std::vector<double>& ldr) {
+  const std::vector<double> phase_hdr = blended_phase(a, log_stretched(hdr.data(), hdr.size()), hdr);
+  const std::vector<double> phase_ldr = blended_phase(a, ldr, ldr);
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < hdr.size(); ++i) same += (phase_hdr[i] > 0.0) == (phase_ldr[i] > 0.0);
+  return static_cast<double>(same) / static_cast<double>(hdr.size());
 }
 
 }  // namespace
 
 Result<double> fsitm_channel(const double* hdr, const double* ldr, int width, int height) {
+  auto analysers = make_analysers(width, height);
+  if (!analysers.ok()) return analysers.status();
   const std::size_t n = static_cast<std::size_t>(width) * height;
-  const double r = std::floor(static_cast<double>(n) / 262144.0);
-  const double alpha = r > 1.0 ? 1.0 - 1.0 / r : 0.0;
-  const std::vector<double> linear_hdr(hdr, hdr + n), linear_ldr(ldr, ldr + n);
-  auto phase_hdr = blended_phase(log_stretched(hdr, n), linear_hdr, width, height, alpha);
-  if (!phase_hdr.ok()) return phase_hdr.status();
-  auto phase_ldr = blended_phase(linear_ldr, linear_ldr, width, height, alpha);
-  if (!phase_ldr.ok()) return phase_ldr.status();
-  std::size_t same = 0;
-  for (std::size_t i = 0; i < n; ++i) same += ((*phase_hdr)[i] > 0.0) == ((*phase_ldr)[i] > 0.0);
-  return static_cast<double>(same) / static_cast<double>(n);
+  return channel_score(*analysers, std::vector<double>(hdr, hdr + n), std::vector<double>(ldr, ldr + n));
 }
 
 Result<FsitmScore> fsitm(const Image& hdr, const OutputImage& ldr) {
   if (Status s = check_pair(hdr, ldr); !s.ok()) return s;
+  auto analysers = make_analysers(hdr.width, hdr.height);
+  if (!analysers.ok()) return analysers.status();
   FsitmScore score;
   for (int c = 0; c < 3; ++c) {
-    const std::vector<double> h = detail::hdr_channel(hdr, c), l = detail::ldr_channel(ldr, c);
+    const std::vector<double> h = detail::hdr_channel(hdr, c);
     if (!std::all_of(h.begin(), h.end(), [](double v) { return std::isfinite(v); }))
       return invalid_argument("the HDR image holds NaN or Inf values");
-    auto q = fsitm_channel(h.data(), l.data(), hdr.width, hdr.height);
-    if (!q.ok()) return q.status();
-    score.channel[c] = *q;
+    score.channel[c] = channel_score(*analysers, h, detail::ldr_channel(ldr, c));
   }
   score.mean = (score.channel[0] + score.channel[1] + score.channel[2]) / 3.0;
   return score;

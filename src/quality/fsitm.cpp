@@ -8,9 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "quality/phase_congruency.hpp"
+#include "quality/fsitm_reference.hpp"
 #include "quality/planes.hpp"
-#include "tonekit/quality.hpp"
 
 namespace tonekit::quality {
 namespace {
@@ -20,27 +19,21 @@ constexpr detail::LogGaborBank kCoarseBank{2, 2, 8.0, 8.0, 0.65};
 
 // Eq. 2: log of the channel (zeros and negatives take the smallest positive value), stretched
 // to 0..255 and rounded.
-std::vector<double> log_stretched(const double* hdr, std::size_t n) {
+std::vector<double> log_stretched(const std::vector<double>& hdr) {
   double min_positive = INFINITY;
-  for (std::size_t i = 0; i < n; ++i)
-    if (hdr[i] > 0.0) min_positive = std::min(min_positive, hdr[i]);
-  std::vector<double> out(n, 0.0);
+  for (double v : hdr)
+    if (v > 0.0) min_positive = std::min(min_positive, v);
+  std::vector<double> out(hdr.size(), 0.0);
   if (!std::isfinite(min_positive)) return out;
-  for (std::size_t i = 0; i < n; ++i) out[i] = std::log(std::max(hdr[i], min_positive));
+  for (std::size_t i = 0; i < hdr.size(); ++i) out[i] = std::log(std::max(hdr[i], min_positive));
   const auto [lo, hi] = std::minmax_element(out.begin(), out.end());
   const double low = *lo, range = *hi - *lo;
   for (double& v : out) v = range > 0.0 ? std::round((v - low) * 255.0 / range) : 0.0;
   return out;
 }
 
-// The two banks of Eq. 3 for one image size (the coarse one only when alpha > 0).
-struct Analysers {
-  std::unique_ptr<detail::PhaseAnalyser> fine, coarse;
-  double alpha = 0.0;
-};
-
-Result<Analysers> make_analysers(int width, int height) {
-  Analysers a;
+Result<detail::PhaseBanks> make_banks(int width, int height) {
+  detail::PhaseBanks a;
   const double r = std::floor(static_cast<double>(width) * height / 262144.0);
   a.alpha = r > 1.0 ? 1.0 - 1.0 / r : 0.0;
   auto fine = detail::PhaseAnalyser::create(width, height, kFineBank);
@@ -55,7 +48,8 @@ Result<Analysers> make_analysers(int width, int height) {
 }
 
 // alpha * LWMPA(coarse bank, coarse) + (1 - alpha) * LWMPA(fine bank, fine).
-std::vector<double> blended_phase(Analysers& a, const std::vector<double>& fine, const std::vector<double>& coarse) {
+std::vector<double> blended_phase(detail::PhaseBanks& a, const std::vector<double>& fine,
+                                  const std::vector<double>& coarse) {
   std::vector<double> phase = a.fine->mean_phase_angle(fine);
   if (a.alpha == 0.0) return phase;
   const std::vector<double> coarse_phase = a.coarse->mean_phase_angle(coarse);
@@ -63,36 +57,56 @@ std::vector<double> blended_phase(Analysers& a, const std::vector<double>& fine,
   return phase;
 }
 
-double channel_score(Analysers& a, const std::vector<double>& hdr, const std::vector<double>& ldr) {
-  const std::vector<double> phase_hdr = blended_phase(a, log_stretched(hdr.data(), hdr.size()), hdr);
+std::vector<double> hdr_phase(detail::PhaseBanks& a, const std::vector<double>& hdr) {
+  return blended_phase(a, log_stretched(hdr), hdr);
+}
+
+// Eq. 4: the share of pixels whose phase signs agree (a zero counts with the negatives).
+double sign_agreement(const std::vector<double>& phase_hdr, detail::PhaseBanks& a, const std::vector<double>& ldr) {
   const std::vector<double> phase_ldr = blended_phase(a, ldr, ldr);
   std::size_t same = 0;
-  for (std::size_t i = 0; i < hdr.size(); ++i) same += (phase_hdr[i] > 0.0) == (phase_ldr[i] > 0.0);
-  return static_cast<double>(same) / static_cast<double>(hdr.size());
+  for (std::size_t i = 0; i < phase_hdr.size(); ++i) same += (phase_hdr[i] > 0.0) == (phase_ldr[i] > 0.0);
+  return static_cast<double>(same) / static_cast<double>(phase_hdr.size());
 }
 
 }  // namespace
 
+namespace detail {
+
+Result<FsitmReference> FsitmReference::create(const Image& hdr) {
+  if (hdr.channels < 3) return invalid_argument("FSITM needs an RGB image");
+  if (!std::all_of(hdr.pixels.begin(), hdr.pixels.end(), [](float v) { return std::isfinite(v); }))
+    return invalid_argument("the HDR image holds NaN or Inf values");
+  FsitmReference ref;
+  auto banks = make_banks(hdr.width, hdr.height);
+  if (!banks.ok()) return banks.status();
+  ref.banks_ = std::move(*banks);
+  for (int c = 0; c < 3; ++c) ref.hdr_phase_[c] = hdr_phase(ref.banks_, hdr_channel(hdr, c));
+  return ref;
+}
+
+FsitmScore FsitmReference::score(const OutputImage& ldr) {
+  FsitmScore s;
+  for (int c = 0; c < 3; ++c) s.channel[c] = sign_agreement(hdr_phase_[c], banks_, ldr_channel(ldr, c));
+  s.mean = (s.channel[0] + s.channel[1] + s.channel[2]) / 3.0;
+  return s;
+}
+
+}  // namespace detail
+
 Result<double> fsitm_channel(const double* hdr, const double* ldr, int width, int height) {
-  auto analysers = make_analysers(width, height);
-  if (!analysers.ok()) return analysers.status();
+  auto banks = make_banks(width, height);
+  if (!banks.ok()) return banks.status();
   const std::size_t n = static_cast<std::size_t>(width) * height;
-  return channel_score(*analysers, std::vector<double>(hdr, hdr + n), std::vector<double>(ldr, ldr + n));
+  const std::vector<double> phase = hdr_phase(*banks, std::vector<double>(hdr, hdr + n));
+  return sign_agreement(phase, *banks, std::vector<double>(ldr, ldr + n));
 }
 
 Result<FsitmScore> fsitm(const Image& hdr, const OutputImage& ldr) {
   if (Status s = check_pair(hdr, ldr); !s.ok()) return s;
-  auto analysers = make_analysers(hdr.width, hdr.height);
-  if (!analysers.ok()) return analysers.status();
-  FsitmScore score;
-  for (int c = 0; c < 3; ++c) {
-    const std::vector<double> h = detail::hdr_channel(hdr, c);
-    if (!std::all_of(h.begin(), h.end(), [](double v) { return std::isfinite(v); }))
-      return invalid_argument("the HDR image holds NaN or Inf values");
-    score.channel[c] = channel_score(*analysers, h, detail::ldr_channel(ldr, c));
-  }
-  score.mean = (score.channel[0] + score.channel[1] + score.channel[2]) / 3.0;
-  return score;
+  auto ref = detail::FsitmReference::create(hdr);
+  if (!ref.ok()) return ref.status();
+  return ref->score(ldr);
 }
 
 }  // namespace tonekit::quality

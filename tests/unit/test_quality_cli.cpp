@@ -91,3 +91,16 @@ TEST_F(QualityCli, BadInputsFailWithOneLine) {
   expect_input_error("quality in.exr small.png", "differ in size");
   expect_input_error("quality in.exr", "inputs");
 }
+
+TEST_F(QualityCli, MapAutoChoosesAndReports) {
+  const test::CliResult r = run("map in.exr auto.png --op drago --set bias=0.6 --auto --backend cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "auto.png"));
+  EXPECT_EQ(r.err.rfind("tonekit: auto: in.exr: drago bias=", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("(from 0.6)"), std::string::npos) << r.err;  // --set is the starting point
+  ASSERT_EQ(run("synth sunset small.exr --size 160x170").code, 0);
+  const test::CliResult small = run("map small.exr small.png --auto --backend cpu");
+  EXPECT_EQ(small.code, 1) << small.err;
+  EXPECT_NE(small.err.find("161"), std::string::npos) << small.err;
+  EXPECT_FALSE(fs::exists(dir_ / "small.png"));
+}

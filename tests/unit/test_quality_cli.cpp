@@ -104,3 +104,16 @@ TEST_F(QualityCli, MapAutoChoosesAndReports) {
   EXPECT_NE(small.err.find("161"), std::string::npos) << small.err;
   EXPECT_FALSE(fs::exists(dir_ / "small.png"));
 }
+
+TEST_F(QualityCli, SixteenBitPngsReadOnTheEightBitScale) {
+  ASSERT_EQ(run("map in.exr out16.png --op drago --bits 16 --backend cpu").code, 0);
+  auto ldr16 = io::read_png((dir_ / "out16.png").string());
+  ASSERT_TRUE(ldr16.ok());
+  EXPECT_EQ(ldr16->type, PixelType::u16);
+  const test::CliResult eight = run("quality in.exr out.png --json"), sixteen = run("quality in.exr out16.png --json");
+  ASSERT_EQ(eight.code, 0);
+  ASSERT_EQ(sixteen.code, 0) << sixteen.err;
+  // The same mapping at 16 bits: m on the 0..255 scale, scores within the 8-bit rounding.
+  EXPECT_NEAR(json_value(sixteen.out, "m"), json_value(eight.out, "m"), 1.0);
+  EXPECT_NEAR(json_value(sixteen.out, "q"), json_value(eight.out, "q"), 0.01);
+}

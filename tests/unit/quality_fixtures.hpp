@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "tonekit/image.hpp"
+#include "tonekit/quality.hpp"
 
 namespace tonekit::test {
 
@@ -43,4 +44,17 @@ inline QualityPair validation_pair(int width = 400, int height = 300) {
   return p;
 }
 
+// FSITM (and so assess, auto_params and compare's scores) needs the double-precision FFTW,
+// which is optional in the build (GPU test hosts may lack it).
+inline bool fsitm_available() {
+  static const bool available = [] {
+    const QualityPair p = validation_pair(161, 161);
+    return quality::fsitm(p.hdr, p.ldr).status().code() != StatusCode::unsupported;
+  }();
+  return available;
+}
+
 }  // namespace tonekit::test
+
+#define TONEKIT_SKIP_WITHOUT_FFTW() \
+  if (!tonekit::test::fsitm_available()) GTEST_SKIP() << "FSITM needs FFTW (double precision); this build has none"

@@ -7,6 +7,7 @@
 
 #include "tonekit/auto_params.hpp"
 #include "tonekit/synth.hpp"
+#include "unit/quality_fixtures.hpp"
 
 using namespace tonekit;
 
@@ -20,6 +21,7 @@ const Image& scene() {
 }  // namespace
 
 TEST(QualityAuto, ImprovesABadStartWithinRanges) {
+  TONEKIT_SKIP_WITHOUT_FFTW();
   auto start = prepare_params("reinhard", {{"key", "0.005"}, {"saturation", "0.9"}});
   ASSERT_TRUE(start.ok());
   auto r = auto_params(scene(), *start, AutoBudget{3.0, 320, 200});
@@ -36,6 +38,7 @@ TEST(QualityAuto, ImprovesABadStartWithinRanges) {
 }
 
 TEST(QualityAuto, EveryOperatorStaysInsideItsRegisteredRanges) {
+  TONEKIT_SKIP_WITHOUT_FFTW();
   for (const OperatorDesc* op : all_operators()) {
     auto start = prepare_params(op->id);
     ASSERT_TRUE(start.ok());
@@ -53,6 +56,7 @@ TEST(QualityAuto, EveryOperatorStaysInsideItsRegisteredRanges) {
 }
 
 TEST(QualityAuto, FourKWithinTheTimeBudget) {
+  TONEKIT_SKIP_WITHOUT_FFTW();
   auto image = synth::render_scene("sunset", 3840, 2160);
   ASSERT_TRUE(image.ok());
   auto start = prepare_params("reinhard-local");

@@ -9,6 +9,7 @@
 #include "tonekit/io.hpp"
 #include "tonekit/quality.hpp"
 #include "unit/cli_runner.hpp"
+#include "unit/quality_fixtures.hpp"
 
 namespace fs = std::filesystem;
 using namespace tonekit;
@@ -18,6 +19,7 @@ namespace {
 class QualityCli : public ::testing::Test {
  protected:
   void SetUp() override {
+  TONEKIT_SKIP_WITHOUT_FFTW();
     dir_ = test::fresh_test_dir("tonekit_quality_cli");
     ASSERT_EQ(run("synth sunset in.exr --size 200x170 --bits 32").code, 0);
     ASSERT_EQ(run("map in.exr out.png --op drago --backend cpu").code, 0);

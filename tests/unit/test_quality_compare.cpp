@@ -10,6 +10,7 @@
 #include "tonekit/operators.hpp"
 #include "tonekit/synth.hpp"
 #include "unit/cli_runner.hpp"
+#include "unit/quality_fixtures.hpp"
 
 namespace fs = std::filesystem;
 using namespace tonekit;
@@ -33,6 +34,7 @@ bool installed(const std::string& probe) { return std::system(("(" + probe + ") 
 class CompareCli : public ::testing::Test {
  protected:
   void SetUp() override {
+  TONEKIT_SKIP_WITHOUT_FFTW();
     dir_ = test::fresh_test_dir("tonekit_compare_cli");
     ASSERT_EQ(run("synth window-interior room.exr --size 200x170 --bits 32").code, 0);
   }

@@ -10,6 +10,7 @@
 using namespace tonekit;
 
 TEST(QualityFsitm, ValidationVectorRedChannel) {
+  TONEKIT_SKIP_WITHOUT_FFTW();
   const test::QualityPair p = test::validation_pair();
   auto r = quality::fsitm(p.hdr, p.ldr);
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -20,6 +21,7 @@ TEST(QualityFsitm, ValidationVectorRedChannel) {
 // faithful mapping scores well above an unrelated image, and a phase-sign flip (the inverted
 // LDR) scores far below.
 TEST(QualityFsitm, LargeImagesBlendTheCoarseBank) {
+  TONEKIT_SKIP_WITHOUT_FFTW();
   const test::QualityPair p = test::validation_pair(1024, 520);
   auto faithful = quality::fsitm(p.hdr, p.ldr);
   ASSERT_TRUE(faithful.ok()) << faithful.status().message();
@@ -33,6 +35,7 @@ TEST(QualityFsitm, LargeImagesBlendTheCoarseBank) {
 }
 
 TEST(QualityFsitm, ChannelFunctionAgreesWithTheImageScore) {
+  TONEKIT_SKIP_WITHOUT_FFTW();
   const test::QualityPair p = test::validation_pair();
   std::vector<double> h(p.hdr.pixels.size() / 3), l(h.size());
   for (std::size_t i = 0; i < h.size(); ++i) h[i] = p.hdr.pixels[3 * i + 1], l[i] = p.ldr.bytes[3 * i + 1];

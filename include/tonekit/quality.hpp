@@ -8,7 +8,8 @@
 //          quality metrics for HDR", PCS 2021 (banding_glare), with PSNR and SSIM on PU values
 // The HDR image is scene-referred linear RGB (any scale for TMQI, FSITM and colour; cd/m^2 for
 // PU21). The tone-mapped image is a display image of 8- or 16-bit code values (sRGB-encoded, as
-// `tone_map` writes them for PNG); 16-bit codes are read on the 0..255 scale (code / 257).
+// `tone_map` writes them for PNG); 16-bit codes are read on the 0..255 scale (code / 257). HDR
+// pixels pass the README's bad-pixel policy first (NaN and negatives 0, +Inf 65504).
 #pragma once
 #include <array>
 #include <cstddef>

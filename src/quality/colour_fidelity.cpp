@@ -27,8 +27,6 @@ double luminance709(const double rgb[3]) { return 0.2126 * rgb[0] + 0.7152 * rgb
 
 Result<ColourFidelity> colour_fidelity(const Image& hdr, const OutputImage& ldr) {
   if (Status s = check_pair(hdr, ldr); !s.ok()) return s;
-  if (!std::all_of(hdr.pixels.begin(), hdr.pixels.end(), [](float v) { return std::isfinite(v); }))
-    return invalid_argument("the HDR image holds NaN or Inf values");
   // sRGB decoding of the 256 8-bit codes, once.
   std::array<double, 256> decoded{};
   for (int i = 0; i < 256; ++i) decoded[i] = core::decode_srgb(i / 255.0);
@@ -47,7 +45,7 @@ Result<ColourFidelity> colour_fidelity(const Image& hdr, const OutputImage& ldr)
     for (std::size_t i = static_cast<std::size_t>(y0) * hdr.width; i < static_cast<std::size_t>(y1) * hdr.width; ++i) {
       double source[3], shown[3];
       for (int c = 0; c < 3; ++c) {
-        source[c] = std::max(static_cast<double>(hdr.pixels[i * hdr.channels + c]), 0.0);
+        source[c] = detail::hdr_value(hdr, i, c);
         shown[c] = shown_value(i, c);
       }
       const double y_source = luminance709(source), y_shown = luminance709(shown);

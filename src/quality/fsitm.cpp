@@ -75,8 +75,6 @@ namespace detail {
 
 Result<FsitmReference> FsitmReference::create(const Image& hdr) {
   if (hdr.channels < 3) return invalid_argument("FSITM needs an RGB image");
-  if (!std::all_of(hdr.pixels.begin(), hdr.pixels.end(), [](float v) { return std::isfinite(v); }))
-    return invalid_argument("the HDR image holds NaN or Inf values");
   FsitmReference ref;
   auto banks = make_banks(hdr.width, hdr.height);
   if (!banks.ok()) return banks.status();

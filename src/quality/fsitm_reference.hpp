@@ -19,7 +19,7 @@ struct PhaseBanks {
 
 class FsitmReference {
  public:
-  // invalid_argument for non-finite pixels or fewer than 3 channels; unsupported without FFTW.
+  // invalid_argument for fewer than 3 channels; unsupported without FFTW.
   static Result<FsitmReference> create(const Image& hdr);
   // `ldr` must have the HDR's size and at least 3 channels (check_pair).
   FsitmScore score(const OutputImage& ldr);

@@ -1,6 +1,7 @@
 // Float64 planes for the metrics, and the one check every metric runs on its inputs.
 #include "quality/planes.hpp"
 
+#include "core/colour.hpp"
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -18,13 +19,16 @@ double ldr_code(const OutputImage& ldr, std::size_t pixel, int channel) {
   return v / 257.0;
 }
 
+double hdr_value(const Image& hdr, std::size_t pixel, int channel) {
+  unsigned flags = 0;
+  return core::sanitise_channel(hdr.pixels[pixel * hdr.channels + channel], flags);
+}
+
 std::vector<double> hdr_luminance(const Image& hdr) {
   const std::size_t n = static_cast<std::size_t>(hdr.width) * hdr.height;
   std::vector<double> y(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const float* p = hdr.pixels.data() + i * hdr.channels;
-    y[i] = 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    y[i] = 0.2126 * hdr_value(hdr, i, 0) + 0.7152 * hdr_value(hdr, i, 1) + 0.0722 * hdr_value(hdr, i, 2);
   return y;
 }
 
@@ -39,7 +43,7 @@ std::vector<double> ldr_luminance(const OutputImage& ldr) {
 std::vector<double> hdr_channel(const Image& hdr, int channel) {
   const std::size_t n = static_cast<std::size_t>(hdr.width) * hdr.height;
   std::vector<double> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = hdr.pixels[i * hdr.channels + channel];
+  for (std::size_t i = 0; i < n; ++i) v[i] = hdr_value(hdr, i, channel);
   return v;
 }
 

@@ -7,6 +7,9 @@
 
 namespace tonekit::quality::detail {
 
+// HDR values pass the README's bad-pixel policy first (core::sanitise_channel: NaN and negatives
+// become 0, +Inf the largest half), as they do for tone mapping, so no metric sees NaN.
+double hdr_value(const Image& hdr, std::size_t pixel, int channel);
 // Y = 0.2126 R + 0.7152 G + 0.0722 B (BT.709), as TMQI uses for both images.
 std::vector<double> hdr_luminance(const Image& hdr);
 std::vector<double> ldr_luminance(const OutputImage& ldr);

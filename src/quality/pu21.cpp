@@ -47,7 +47,7 @@ Result<Pu21Scores> pu21_compare(const Image& test, const Image& reference) {
   auto encode = [](const Image& image) {
     const std::vector<double> y = detail::hdr_luminance(image);
     std::vector<float> v(y.size());
-    for (std::size_t i = 0; i < y.size(); ++i) v[i] = static_cast<float>(pu21_encode(std::isnan(y[i]) ? 0.0 : y[i]));
+    for (std::size_t i = 0; i < y.size(); ++i) v[i] = static_cast<float>(pu21_encode(y[i]));
     return v;
   };
   return scores(encode(test), encode(reference), test.width, test.height);

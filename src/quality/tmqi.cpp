@@ -160,8 +160,6 @@ Result<TmqiScore> tmqi(const Image& hdr, const OutputImage& ldr) {
   if (Status s = check_pair(hdr, ldr); !s.ok()) return s;
   Plane h{hdr.width, hdr.height, detail::hdr_luminance(hdr)};
   Plane l{ldr.width, ldr.height, detail::ldr_luminance(ldr)};
-  if (!std::all_of(h.v.begin(), h.v.end(), [](double v) { return std::isfinite(v); }))
-    return invalid_argument("the HDR image holds NaN or Inf values");
 
   const auto [lo, hi] = std::minmax_element(h.v.begin(), h.v.end());
   const double min = *lo, range = *hi - *lo;

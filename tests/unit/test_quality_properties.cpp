@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "tonekit/operators.hpp"
@@ -132,4 +133,24 @@ TEST(QualityProperties, EveryOperatorOutputScoresWithoutNaN) {
       EXPECT_LE(r->fsitm.mean, 1.0);
     }
   }
+}
+
+TEST(QualityProperties, BadHdrPixelsFollowTheSanitisePolicy) {
+  TONEKIT_SKIP_WITHOUT_FFTW();
+  test::QualityPair p = test::validation_pair();
+  Image clean = p.hdr;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::pair<float, float> cases[] = {{nan, 0.0f}, {-inf, 0.0f}, {-3.0f, 0.0f}, {inf, 65504.0f}};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const std::size_t i = (1000 + 7919 * k) * 3 + k % 3;
+    p.hdr.pixels[i] = cases[k].first;
+    clean.pixels[i] = cases[k].second;
+  }
+  auto dirty = quality::assess(p.hdr, p.ldr), expected = quality::assess(clean, p.ldr);
+  ASSERT_TRUE(dirty.ok()) << dirty.status().message();
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(dirty->tmqi.q, expected->tmqi.q);
+  EXPECT_EQ(dirty->fsitm.mean, expected->fsitm.mean);
+  EXPECT_EQ(dirty->colour.delta_e2000_mean, expected->colour.delta_e2000_mean);
+  EXPECT_TRUE(std::isfinite(dirty->tmqi.q));
 }

@@ -1,11 +1,11 @@
 // Float64 planes for the metrics, and the one check every metric runs on its inputs.
 #include "quality/planes.hpp"
 
-#include "core/colour.hpp"
 #include <cstdint>
 #include <cstring>
 #include <string>
 
+#include "core/colour.hpp"
 #include "tonekit/quality.hpp"
 
 namespace tonekit::quality {

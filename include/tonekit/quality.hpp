@@ -24,9 +24,9 @@ namespace tonekit::quality {
 constexpr int kMinSide = 161;
 
 struct TmqiScore {
-  double q = 0.0;  // Q = 0.8012 S^0.3046 + 0.1988 N^0.7088 (Eq. 21)
-  double s = 0.0;  // structural fidelity, product of the per-scale values (Eq. 9)
-  double n = 0.0;  // statistical naturalness (Eq. 20)
+  double q = 0.0;  // Q = 0.8012 S^0.3046 + 0.1988 N^0.7088
+  double s = 0.0;  // structural fidelity, weighted product of the per-scale values
+  double n = 0.0;  // statistical naturalness
   std::array<double, 5> s_per_scale{};  // f = 16, 8, 4, 2, 1 cycles/degree
   double mean_luminance = 0.0;  // m: mean LDR luminance (0..255)
   double contrast = 0.0;        // d: mean of the 11x11 block standard deviations

@@ -1,6 +1,6 @@
 // CIE L*a*b* of linear BT.709 RGB and the CIEDE2000 difference, as written out by Sharma, Wu &
 // Dalal, "The CIEDE2000 color-difference formula: implementation notes, supplementary test data,
-// and mathematical observations", Color Res. Appl. 30(1), 2005, Eqs. 1-23 (validated on their
+// and mathematical observations", Color Res. Appl. 30(1), 2005, its three computation steps (validated on their
 // 34 test pairs in tests/unit/test_quality_colour.cpp).
 #include <cmath>
 #include <numbers>
@@ -42,14 +42,14 @@ Lab lab_from_linear_rgb(double r, double g, double b) {
 }
 
 double ciede2000(const Lab& x, const Lab& y) {
-  // Eqs. 2-7: a' rescaled by G so that near-neutral colours get a larger hue weight.
+  // Step 1: a' rescaled by G so that near-neutral colours get a larger hue weight.
   const double c1 = std::hypot(x.a, x.b), c2 = std::hypot(y.a, y.b);
   const double c_bar7 = std::pow((c1 + c2) / 2.0, 7.0);
   const double g = 0.5 * (1.0 - std::sqrt(c_bar7 / (c_bar7 + std::pow(25.0, 7.0))));
   const double a1 = (1.0 + g) * x.a, a2 = (1.0 + g) * y.a;
   const double cp1 = std::hypot(a1, x.b), cp2 = std::hypot(a2, y.b);
   const double hp1 = hue_degrees(x.b, a1), hp2 = hue_degrees(y.b, a2);
-  // Eqs. 8-11: differences; the hue difference wraps to (-180, 180].
+  // Step 2: differences; the hue difference wraps to (-180, 180].
   const double dl = y.l - x.l, dc = cp2 - cp1;
   double dh = 0.0;
   if (cp1 * cp2 != 0.0) {
@@ -58,7 +58,7 @@ double ciede2000(const Lab& x, const Lab& y) {
     else if (dh < -180.0) dh += 360.0;
   }
   const double dhh = 2.0 * std::sqrt(cp1 * cp2) * std::sin(dh / 2.0 * kDeg);
-  // Eqs. 12-22: weights at the mean lightness, chroma and hue.
+  // Step 3: weights at the mean lightness, chroma and hue.
   const double l_bar = (x.l + y.l) / 2.0, cp_bar = (cp1 + cp2) / 2.0;
   double h_bar = hp1 + hp2;
   if (cp1 * cp2 != 0.0) {
@@ -76,7 +76,7 @@ double ciede2000(const Lab& x, const Lab& y) {
   const double sh = 1.0 + 0.015 * cp_bar * t;
   const double rt = -std::sin(2.0 * d_theta * kDeg) * rc;
   const double tl = dl / sl, tc = dc / sc, th = dhh / sh;
-  return std::sqrt(tl * tl + tc * tc + th * th + rt * tc * th);  // Eq. 23, kL = kC = kH = 1
+  return std::sqrt(tl * tl + tc * tc + th * th + rt * tc * th);  // kL = kC = kH = 1
 }
 
 }  // namespace tonekit::quality

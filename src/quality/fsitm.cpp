@@ -1,10 +1,10 @@
-// FSITM (Nafchi et al., IEEE SPL 22(8) 2015, Eqs. 1-4): per colour channel, the share of pixels
+// FSITM (Nafchi et al., IEEE SPL 22(8) 2015, Sec. II): per colour channel, the share of pixels
 // where the locally weighted mean phase angle (LWMPA) of the HDR channel and of the tone-mapped
 // channel have the same sign. The HDR side is the log of the channel rescaled to 0..255 and
-// rounded (Eq. 2); log-Gabor bank: 2 scales, 2 orientations, sigma_on_f 0.65, minimum wavelength
+// rounded; log-Gabor bank: 2 scales, 2 orientations, sigma_on_f 0.65, minimum wavelength
 // 2 and mult 2. For images of more than 2 * 2^18 pixels the paper blends in a coarser bank
 // (minimum wavelength 8, mult 8) run on the linear channels, weighting it alpha = 1 - 1/r with
-// r = floor(pixels / 2^18) (Eq. 3).
+// r = floor(pixels / 2^18).
 #include <algorithm>
 #include <cmath>
 
@@ -17,7 +17,7 @@ namespace {
 constexpr detail::LogGaborBank kFineBank{2, 2, 2.0, 2.0, 0.65};
 constexpr detail::LogGaborBank kCoarseBank{2, 2, 8.0, 8.0, 0.65};
 
-// Eq. 2: log of the channel (zeros and negatives take the smallest positive value), stretched
+// The HDR side: log of the channel (zeros and negatives take the smallest positive value), stretched
 // to 0..255 and rounded.
 std::vector<double> log_stretched(const std::vector<double>& hdr) {
   double min_positive = INFINITY;
@@ -61,7 +61,7 @@ std::vector<double> hdr_phase(detail::PhaseBanks& a, const std::vector<double>& 
   return blended_phase(a, log_stretched(hdr), hdr);
 }
 
-// Eq. 4: the share of pixels whose phase signs agree (a zero counts with the negatives).
+// The index: the share of pixels whose phase signs agree (a zero counts with the negatives).
 double sign_agreement(const std::vector<double>& phase_hdr, detail::PhaseBanks& a, const std::vector<double>& ldr) {
   const std::vector<double> phase_ldr = blended_phase(a, ldr, ldr);
   std::size_t same = 0;

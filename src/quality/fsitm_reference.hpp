@@ -11,7 +11,7 @@
 
 namespace tonekit::quality::detail {
 
-// The two banks of Eq. 3 for one image size (the coarse one only when alpha > 0).
+// The two banks for one image size (the coarse one only when alpha > 0).
 struct PhaseBanks {
   std::unique_ptr<PhaseAnalyser> fine, coarse;
   double alpha = 0.0;

@@ -1,6 +1,6 @@
 // PU21 (Mantiuk & Azimi, PCS 2021): a perceptually uniform encoding of absolute luminance that
 // lets SDR metrics (PSNR, SSIM) compare HDR images; V(100 cd/m^2) ~ 256 so that it lines up with
-// sRGB code values on a 100 cd/m^2 display. Eq. 3 with the 'banding_glare' parameter set:
+// sRGB code values on a 100 cd/m^2 display. The encoding with the 'banding_glare' parameter set:
 //   V(Y) = p7 ((p1 + p2 Y^p4) / (1 + p3 Y^p4))^p5 - p6),  Y clamped to [0.005, 10000] cd/m^2.
 #include <algorithm>
 #include <cmath>

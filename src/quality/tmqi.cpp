@@ -36,18 +36,18 @@ std::array<double, 11> gaussian_window() {
   return w;
 }
 
-// Contrast sensitivity (Mannos & Sakrison form used by the paper, Eq. 6):
+// Contrast sensitivity (the Mannos & Sakrison 1974 function the paper uses, Sec. II-A):
 // A(f) = 2.6 (0.0192 + 0.114 f) exp(-(0.114 f)^1.1).
 double contrast_sensitivity(double f) { return 2.6 * (0.0192 + 0.114 * f) * std::exp(-std::pow(0.114 * f, 1.1)); }
 
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
-// Mean of the local structural fidelity map (Eqs. 3-8) at one scale.
+// Mean of the local structural fidelity map (Sec. II-A) at one scale.
 double structural_fidelity_at(const Plane& hdr, const Plane& ldr, double f) {
   static const std::array<double, 11> w = gaussian_window();
   const int ow = hdr.width - 10, oh = hdr.height - 10;
   // Visibility threshold of a signal: tau = mean / (peak-to-mean contrast sensitivity) with
-  // mean 128 and the threshold contrast 1 / (1.4 * 100 A(f)) (Eq. 6); spread tau / 3 (Eq. 7).
+  // mean 128 and the threshold contrast 1 / (1.4 * 100 A(f)); spread tau / 3.
   const double tau = 128.0 / (1.4 * 100.0 * contrast_sensitivity(f));
   const double spread = tau / 3.0;
   constexpr double c1 = 0.01, c2 = 10.0;
@@ -88,7 +88,7 @@ double structural_fidelity_at(const Plane& hdr, const Plane& ldr, double f) {
         const double sigma_h = std::sqrt(std::max(0.0, sxx - sx * sx));
         const double sigma_l = std::sqrt(std::max(0.0, syy - sy * sy));
         const double cov = sxy - sx * sy;
-        // Signal strength through the visibility model (Eq. 5): sigma' = Phi((sigma - tau) / spread).
+        // Signal strength through the visibility model: sigma' = Phi((sigma - tau) / spread).
         const double ph = normal_cdf((sigma_h - tau) / spread);
         const double pl = normal_cdf((sigma_l - tau) / spread);
         sum += (2.0 * ph * pl + c1) / (ph * ph + pl * pl + c1) * (cov + c2) / (sigma_h * sigma_l + c2);
@@ -141,7 +141,7 @@ double mean_block_deviation(const Plane& p) {
   return weighted / (static_cast<double>(p.width) * p.height);
 }
 
-// Statistical naturalness (Eqs. 17-20): brightness ~ Normal(115.94, 27.99) and contrast
+// Statistical naturalness (Sec. II-B): brightness ~ Normal(115.94, 27.99) and contrast
 // d / 64.29 ~ Beta(4.4, 10.1), each density divided by its maximum.
 double statistical_naturalness(double m, double d) {
   constexpr double mu = 115.94, sd = 27.99;
@@ -172,7 +172,7 @@ Result<TmqiScore> tmqi(const Image& hdr, const OutputImage& ldr) {
   score.mean_luminance /= static_cast<double>(l.v.size());
   score.contrast = mean_block_deviation(l);
 
-  // Scale weights of the paper (Eq. 9, from Wang et al.'s MS-SSIM).
+  // Scale weights of the paper (Sec. II-A, from Wang et al.'s MS-SSIM).
   constexpr std::array<double, 5> kWeights{0.0448, 0.2856, 0.3001, 0.2363, 0.1333};
   score.s = 1.0;
   double f = 16.0;
@@ -187,7 +187,7 @@ Result<TmqiScore> tmqi(const Image& hdr, const OutputImage& ldr) {
     score.s *= std::pow(std::max(0.0, score.s_per_scale[scale]), kWeights[scale]);
   }
   score.n = statistical_naturalness(score.mean_luminance, score.contrast);
-  // Eq. 21 with the paper's fitted a = 0.8012, alpha = 0.3046, beta = 0.7088.
+  // Sec. II, with the paper's fitted a = 0.8012, alpha = 0.3046, beta = 0.7088.
   score.q = 0.8012 * std::pow(score.s, 0.3046) + 0.1988 * std::pow(score.n, 0.7088);
   return score;
 }

@@ -9,7 +9,7 @@ E2E := tests/studio/e2e
 CMAKE_FLAGS ?=
 DEB_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libcli11-dev \
                 libgtest-dev libbenchmark-dev libfftw3-dev pfstools pfstmo clang libclang-rt-14-dev python3 \
-                ffmpeg libcpp-httplib-dev nlohmann-json3-dev chromium nodejs
+                ffmpeg libcpp-httplib-dev nlohmann-json3-dev chromium nodejs python3-opencv
 
 .PHONY: demo test deps build fuzz bench-cpu clean
 
@@ -37,6 +37,7 @@ build: deps
 
 demo: build
 	$(BUILD)/bin/tonekit demo --out out/demo
+	$(BUILD)/bin/tonekit compare --synth 960x540 $(DEMO_IMAGES) --out out/compare
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --label-exclude bench

@@ -80,5 +80,7 @@ void add_synth_command(CLI::App& app, int& exit_code);
 void add_demo_command(CLI::App& app, int& exit_code);
 void add_blur_command(CLI::App& app, int& exit_code);
 void add_studio_command(CLI::App& app, int& exit_code);
+void add_quality_command(CLI::App& app, int& exit_code);
+void add_compare_command(CLI::App& app, int& exit_code);
 
 }  // namespace tonekit::cli

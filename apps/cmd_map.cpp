@@ -10,6 +10,7 @@
 #include <set>
 #include <system_error>
 
+#include "auto_select.hpp"
 #include "cli_common.hpp"
 #include "preset.hpp"
 #include "tonekit/blur.hpp"
@@ -30,6 +31,7 @@ struct MapOptions {
   int quality = 92;
   GlareParams glare;  // strength 0: off
   std::string preset;
+  bool automatic = false;  // --auto (apps/auto_select.cpp)
 };
 
 struct Job {
@@ -172,7 +174,10 @@ int run_map(const MapOptions& o) {
       if (o.glare.strength > 0)
         status = backend == Backend::cuda ? cuda_apply_glare(*image, o.glare) : apply_glare(*image, o.glare);
       FrameStats stats;
-      if (status.ok()) status = tone_map(*image, *params, spec->format, backend, out, &stats);
+      // --auto: this image's own parameters, searched from the --set values (apps/auto_select.cpp).
+      Params job_params = *params;
+      if (status.ok() && o.automatic) status = choose_auto_params(*image, job_params, j.input);
+      if (status.ok()) status = tone_map(*image, job_params, spec->format, backend, out, &stats);
       // Sanitised pixels are reported, not fatal (README "Bad pixels"): one line on stderr.
       if (status.ok() && (stats.nan_count || stats.inf_count || stats.negative_count)) {
         progress.finish();
@@ -216,6 +221,9 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--bits", o->bits,
                   "bits per channel: png 8|16 (8), jpg 8, exr 16 half|32 float (16), hdr/pfm 32");
   cmd->add_option("--quality", o->quality, "JPEG quality 1-100")->capture_default_str();
+  cmd->add_flag("--auto", o->automatic,
+                "choose the operator's parameters per image: (TMQI + FSITM)/2 - 0.005 CIEDE2000, within the "
+                "registered ranges, <= 2 s on a proxy");
   cmd->add_option("--glare", o->glare.strength,
                   "glare/bloom strength (0 = off): blurred bright-pass added to the scene before mapping")
       ->check(CLI::Range(0.0, 10.0))

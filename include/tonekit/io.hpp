@@ -16,6 +16,10 @@ Result<Image> read_image(const std::string& path);
 // Reads only enough to describe the file (dimensions, channels, compression). Used by info.
 Result<ImageMetadata> probe_image(const std::string& path);
 
+// Reads a PNG display image as stored: 8- or 16-bit code values (no gamma applied), RGB or
+// RGBA (grey and palette expanded). Tone-mapped outputs read back for the quality metrics.
+Result<OutputImage> read_png(const std::string& path);
+
 // HDR writers: float input image (3 or 4 channels).
 Status write_exr(const std::string& path, const Image& image, bool half = true);
 Status write_hdr(const std::string& path, const Image& image);

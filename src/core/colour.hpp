@@ -71,6 +71,13 @@ TK_HD T encode_srgb(T v) {
   return v <= T(0.0031308) ? T(12.92) * v : (v >= T(1) ? T(1) : curve);
 }
 
+// Inverse of encode_srgb (IEC 61966-2-1): display code in [0, 1] to linear light.
+template <class T>
+TK_HD T decode_srgb(T v) {
+  v = clamp01(v);
+  return v <= T(0.04045) ? v / T(12.92) : tk_pow((v + T(0.055)) / T(1.055), T(2.4));
+}
+
 template <class T>
 TK_HD T encode_gamma(T v, T inv_gamma) {
   return tk_pow(clamp01(v), inv_gamma);

@@ -1,0 +1,21 @@
+// Planes the metrics read: float64 copies of one channel or of the BT.709 luminance, row-major,
+// of the HDR source (linear) and of the display image (code values on the 0..255 scale).
+#pragma once
+#include <vector>
+
+#include "tonekit/image.hpp"
+
+namespace tonekit::quality::detail {
+
+// HDR values pass the README's bad-pixel policy first (core::sanitise_channel: NaN and negatives
+// become 0, +Inf the largest half), as they do for tone mapping, so no metric sees NaN.
+double hdr_value(const Image& hdr, std::size_t pixel, int channel);
+// Y = 0.2126 R + 0.7152 G + 0.0722 B (BT.709), as TMQI uses for both images.
+std::vector<double> hdr_luminance(const Image& hdr);
+std::vector<double> ldr_luminance(const OutputImage& ldr);
+std::vector<double> hdr_channel(const Image& hdr, int channel);
+std::vector<double> ldr_channel(const OutputImage& ldr, int channel);
+// Code value of channel c of pixel i on the 0..255 scale (16-bit codes / 257).
+double ldr_code(const OutputImage& ldr, std::size_t pixel, int channel);
+
+}  // namespace tonekit::quality::detail

@@ -26,11 +26,12 @@ int main(int argc, char** argv) {
   cli::add_synth_command(app, exit_code);
   cli::add_demo_command(app, exit_code);
   cli::add_blur_command(app, exit_code);
+  cli::add_stream_command(app, exit_code);
 
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty())
-      return cli::report(invalid_argument("no command given (map, info, ops, synth, demo, blur; see tonekit --help)"));
+      return cli::report(invalid_argument("no command given (map, info, ops, synth, demo, blur, stream; see tonekit --help)"));
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help: printed on stdout
     return cli::report(invalid_argument(e.what()));

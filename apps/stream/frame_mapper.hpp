@@ -1,0 +1,47 @@
+// One frame in, one display frame out: decode the input layout and transfer to scene-linear
+// BT.709, add glare if asked, tone map on the chosen backend, and lay the result out as the
+// sink wants it (8-bit RGB/RGBA, yuv420p/NV12, or linear float for EXR sequences). Buffers are
+// allocated once per stream and reused, so a long stream does not allocate per frame.
+#pragma once
+#include <memory>
+
+#include "stream/frame_io.hpp"
+#include "tonekit/blur.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/tonemap.hpp"
+#include "tonekit/video.hpp"
+
+namespace tonekit::stream {
+
+struct MapperSetup {
+  int width = 0, height = 0;
+  InputFormat format = InputFormat::rgb_f32;
+  InputColour colour;
+  Params params;
+  Backend backend = Backend::cpu;
+  GlareParams glare;            // strength 0: off
+  OutputKind out = OutputKind::yuv420p;
+  io::OutputKind image_kind = io::OutputKind::png;  // sequences: which writer takes the frames
+};
+
+class FrameMapper {
+ public:
+  // Checks that this input layout and colour can be decoded and that the output can be made.
+  static Result<std::unique_ptr<FrameMapper>> create(const MapperSetup& setup);
+  // Bytes of one output frame (what map() leaves in out.bytes).
+  std::size_t output_bytes() const { return output_bytes_; }
+  Status map(Frame& in, Frame& out);
+  const FrameStats& last_stats() const { return stats_; }
+
+ private:
+  explicit FrameMapper(const MapperSetup& s) : s_(s) {}
+  Status decode(Frame& in, ImageView& view);
+  MapperSetup s_;
+  std::size_t output_bytes_ = 0;
+  OutputFormat mapped_;          // what tone_map produces
+  Image scene_;                  // decoded scene-linear frame (when the input is not one already)
+  OutputImage display_;          // 8-bit RGB before the YUV encode
+  FrameStats stats_;
+};
+
+}  // namespace tonekit::stream

@@ -31,4 +31,22 @@ Status check_size(int width, int height);
 // Errors: unknown scene or size out of range (invalid_argument), allocation failure.
 Result<Image> render_scene(std::string_view id, int width, int height, unsigned threads = 0);
 
+// Synthetic sequences: N frames of a scene in motion, for the temporal adaptation tests, the
+// stream benchmarks and the demo. Frame i of N shows the moment u = i / N of the sequence's
+// fixed script, so any N (and any frame rate) plays the whole story.
+struct SequenceInfo {
+  const char* id;
+  const char* description;
+};
+const std::vector<SequenceInfo>& all_sequences();
+const SequenceInfo* find_sequence(std::string_view id);
+
+// What frame i of N shows, for tests that need to know where the script is (e.g. "cut").
+const char* sequence_phase(std::string_view id, int frame_index, int frame_count);
+
+// Renders frame `frame_index` of `frame_count` (3-channel float, like render_scene).
+// Errors: unknown sequence, frame index out of [0, frame_count), size out of range.
+Result<Image> render_sequence_frame(std::string_view id, int frame_index, int frame_count, int width, int height,
+                                    unsigned threads = 0);
+
 }  // namespace tonekit::synth

@@ -7,7 +7,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 DEB_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libcli11-dev \
-                libgtest-dev libbenchmark-dev libfftw3-dev pfstools pfstmo clang libclang-rt-14-dev python3
+                libgtest-dev libbenchmark-dev libfftw3-dev pfstools pfstmo clang libclang-rt-14-dev python3 \
+                ffmpeg
 
 .PHONY: demo test deps build fuzz bench-cpu clean
 

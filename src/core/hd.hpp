@@ -20,4 +20,10 @@ TK_HD float tk_log1p(float a) { return log1pf(a); }
 TK_HD double tk_log1p(double a) { return ::log1p(a); }
 TK_HD float tk_floor(float a) { return floorf(a); }
 TK_HD double tk_floor(double a) { return ::floor(a); }
+TK_HD float tk_exp(float a) { return expf(a); }
+TK_HD double tk_exp(double a) { return ::exp(a); }
+TK_HD float tk_log10(float a) { return log10f(a); }
+TK_HD double tk_log10(double a) { return ::log10(a); }
+TK_HD float tk_sqrt(float a) { return sqrtf(a); }
+TK_HD double tk_sqrt(double a) { return ::sqrt(a); }
 }  // namespace tonekit::core

@@ -1,6 +1,7 @@
 // Host tone-mapping API: statistics and whole-image tone mapping on a chosen backend.
 #pragma once
 #include <cstdint>
+#include <functional>
 
 #include "tonekit/image.hpp"
 #include "tonekit/operators.hpp"
@@ -50,8 +51,11 @@ Status tone_map(const Image& input, const Params& params, OutputFormat format, B
 
 namespace cpu {
 FrameStats compute_stats(const ImageView& input);
+// Replaces the statistics the curves read (temporal adaptation: tonekit/temporal.hpp's
+// temporal_update); *stats still receives the frame's own statistics.
+using CurveStatsHook = std::function<FrameStats(const FrameStats&)>;
 Status tone_map(const ImageView& input, const Params& params, const ImageView& output,
-                FrameStats* stats = nullptr, MapTimings* timings = nullptr);
+                FrameStats* stats = nullptr, MapTimings* timings = nullptr, const CurveStatsHook* hook = nullptr);
 }  // namespace cpu
 
 }  // namespace tonekit

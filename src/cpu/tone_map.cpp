@@ -41,9 +41,9 @@ Status check_views(const ImageView& in, const ImageView& out) {
 }  // namespace
 
 Status tone_map(const ImageView& in, const Params& params, const ImageView& out, FrameStats* stats_out,
-                MapTimings* timings) {
+                MapTimings* timings, const CurveStatsHook* hook) {
   if (Status s = check_views(in, out); !s.ok()) return s;
-  if (params.op().locality == Locality::local) return local::tone_map_local(in, params, out, stats_out, timings);
+  if (params.op().locality == Locality::local) return local::tone_map_local(in, params, out, stats_out, timings, hook);
   const auto t0 = Clock::now();
   const FrameStats stats = compute_stats(in);
   std::vector<float> hist_table;
@@ -52,7 +52,8 @@ Status tone_map(const ImageView& in, const Params& params, const ImageView& out,
   const double stats_ms = ms_since(t0);
 
   const auto t1 = Clock::now();
-  const core::CurveSettings curve = core::make_curve_settings(params, stats, hist_table.data());
+  const core::CurveSettings curve =
+      core::make_curve_settings(params, hook && *hook ? (*hook)(stats) : stats, hist_table.data());
   const core::ColourSettings colour = core::make_colour_settings(params);
   parallel_rows(in.height, [&](int, int y0, int y1) {
     Chunk chunk;

@@ -70,7 +70,7 @@ void pixel_centred_mean(const float* plane, int w, int h, int window, float* mea
 }
 
 FrameStats drago_local_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
-                           const ImageView& out, double* stats_ms) {
+                           const ImageView& out, double* stats_ms, const CurveStatsHook* hook) {
   const int w = in.width, h = in.height;
   const std::size_t count = static_cast<std::size_t>(w) * h;
   auto lw = scratch<float>(count);
@@ -78,7 +78,7 @@ FrameStats drago_local_map(const ImageView& in, const Params& params, const core
   const auto t0 = std::chrono::steady_clock::now();
   const FrameStats stats = stats_with_luminance_plane(in, lw.get());
   if (stats_ms) *stats_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const core::LocalSettings s = core::make_local_settings(params, stats);
+  const core::LocalSettings s = core::make_local_settings(params, hook && *hook ? (*hook)(stats) : stats);
   pixel_centred_mean(lw.get(), w, h, s.window, lwa.get());
   map_rows(in, c, out, [&](int y, int x0, int n, Chunk& chunk) {
     const float* a = lwa.get() + static_cast<std::size_t>(y) * w + x0;

@@ -10,15 +10,15 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 }  // namespace
 
 Status tone_map_local(const ImageView& in, const Params& params, const ImageView& out, FrameStats* stats_out,
-                      MapTimings* timings) {
+                      MapTimings* timings, const CurveStatsHook* hook) {
   const auto t0 = Clock::now();
   const core::ColourSettings colour = core::make_colour_settings(params);
   double stats_ms = 0.0;
   FrameStats stats;
   switch (core::local_kind_for(params.op())) {
-    case core::LocalKind::reinhard_gauss: stats = reinhard_gauss_map(in, params, colour, out, &stats_ms); break;
-    case core::LocalKind::reinhard_box: stats = reinhard_sat_map(in, params, colour, out, &stats_ms); break;
-    case core::LocalKind::drago_local: stats = drago_local_map(in, params, colour, out, &stats_ms); break;
+    case core::LocalKind::reinhard_gauss: stats = reinhard_gauss_map(in, params, colour, out, &stats_ms, hook); break;
+    case core::LocalKind::reinhard_box: stats = reinhard_sat_map(in, params, colour, out, &stats_ms, hook); break;
+    case core::LocalKind::drago_local: stats = drago_local_map(in, params, colour, out, &stats_ms, hook); break;
     case core::LocalKind::none:
       return invalid_argument(std::string("operator '") + params.op().id + "' has no CPU local implementation");
   }

@@ -14,17 +14,17 @@ namespace tonekit::cpu::local {
 
 // Views already checked by cpu::tone_map; params.op().locality == Locality::local.
 Status tone_map_local(const ImageView& in, const Params& params, const ImageView& out, FrameStats* stats_out,
-                      MapTimings* timings);
+                      MapTimings* timings, const CurveStatsHook* hook = nullptr);
 
 // The three operators. Each reads the input once for statistics fused with its own first pass
 // (table rows or luminance plane), derives core::LocalSettings from Params and the statistics,
 // and returns the statistics (bit-identical to cpu::compute_stats); *stats_ms gets the fused pass.
 FrameStats reinhard_gauss_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
-                              const ImageView& out, double* stats_ms);
+                              const ImageView& out, double* stats_ms, const CurveStatsHook* hook = nullptr);
 FrameStats reinhard_sat_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
-                            const ImageView& out, double* stats_ms);
+                            const ImageView& out, double* stats_ms, const CurveStatsHook* hook = nullptr);
 FrameStats drago_local_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
-                           const ImageView& out, double* stats_ms);
+                           const ImageView& out, double* stats_ms, const CurveStatsHook* hook = nullptr);
 
 // Scale selection of reinhard-local on a float plane (w x h, packed): fills `response` with
 // V1(x, y, s_m) per pixel, in units of plane * plane_scale (the operator passes L_w and

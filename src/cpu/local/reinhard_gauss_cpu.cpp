@@ -155,7 +155,7 @@ void reinhard_gauss_response(const float* plane, int w, int h, const core::Local
 }
 
 FrameStats reinhard_gauss_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
-                              const ImageView& out, double* stats_ms) {
+                              const ImageView& out, double* stats_ms, const CurveStatsHook* hook) {
   const int w = in.width, h = in.height;
   const std::size_t count = static_cast<std::size_t>(w) * h;
   auto lw = scratch<float>(count);
@@ -163,7 +163,7 @@ FrameStats reinhard_gauss_map(const ImageView& in, const Params& params, const c
   const auto t0 = std::chrono::steady_clock::now();
   const FrameStats stats = stats_with_luminance_plane(in, lw.get());
   if (stats_ms) *stats_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const core::LocalSettings s = core::make_local_settings(params, stats);
+  const core::LocalSettings s = core::make_local_settings(params, hook && *hook ? (*hook)(stats) : stats);
   const float scale = static_cast<float>(s.lum_scale);
   reinhard_gauss_response(lw.get(), w, h, s, v1.get(), scale);
   map_rows(in, c, out, [&](int y, int x0, int n, Chunk& chunk) {

@@ -83,7 +83,7 @@ void reinhard_sat_response(const float* lum, const double* table, int w, int h, 
 }
 
 FrameStats reinhard_sat_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
-                            const ImageView& out, double* stats_ms) {
+                            const ImageView& out, double* stats_ms, const CurveStatsHook* hook) {
   const int w = in.width, h = in.height;
   // Level 0 is the pixel: with one level (or epsilon = 0) the search never reads the table.
   const bool need_table = params.get("scales") > 1 && params.get("epsilon") > 0;
@@ -110,7 +110,7 @@ FrameStats reinhard_sat_map(const ImageView& in, const Params& params, const cor
     stats = stats_with_luminance(in, [](int, const float*, int, int) {});
   }
   if (stats_ms) *stats_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const core::LocalSettings s = core::make_local_settings(params, stats);
+  const core::LocalSettings s = core::make_local_settings(params, hook && *hook ? (*hook)(stats) : stats);
   const float scale = static_cast<float>(s.lum_scale);
   map_rows(in, c, out, [&](int y, int x0, int n, Chunk& chunk) {
     alignas(64) float lum[kChunk];

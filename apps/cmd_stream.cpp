@@ -14,6 +14,7 @@
 #include "stream/frame_mapper.hpp"
 #include "stream/pipeline.hpp"
 #include "stream/sequence_pattern.hpp"
+#include "tonekit/temporal.hpp"
 
 namespace tonekit::cli {
 namespace {
@@ -33,6 +34,9 @@ struct StreamOptions {
   std::string backend = "auto";
   int quality = 92;
   GlareParams glare;
+  bool temporal = false;
+  std::vector<std::string> temporal_settings;
+  std::string temporal_log;
 };
 
 // The input's colour: flags first, then what the stream says (a y4m colour range), then
@@ -168,13 +172,27 @@ int run_stream_command(const StreamOptions& o) {
   ms.glare = o.glare;
   ms.out = sink_setup->kind;
   ms.image_kind = sink_setup->image_kind;
+  const Rational rate = fps ? *fps : info.fps.value_or(Rational{30, 1});
+  if (o.temporal || !o.temporal_settings.empty()) {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const std::string& t : o.temporal_settings) {
+      auto kv = parse_setting(t);
+      if (!kv.ok()) return report(kv.status());
+      pairs.push_back(*kv);
+    }
+    auto tp = prepare_temporal(pairs);
+    if (!tp.ok()) return report(tp.status());
+    ms.temporal = *tp;
+  }
+  ms.frame_seconds = 1.0 / rate.value();
+  ms.temporal_log = o.temporal_log;
   auto mapper = FrameMapper::create(ms);
   if (!mapper.ok()) return report(mapper.status());
 
   SinkOptions sink_opts = *sink_setup;
   sink_opts.width = info.width;
   sink_opts.height = info.height;
-  sink_opts.fps = fps ? *fps : info.fps.value_or(Rational{30, 1});
+  sink_opts.fps = rate;
   sink_opts.first_number = info.kind == "sequence" ? info.first_number : 1;
   std::unique_ptr<FrameSink> sink = make_sink(sink_opts);
 
@@ -209,8 +227,19 @@ void add_stream_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU is present)")->capture_default_str();
   cmd->add_option("--jpeg-quality", o->quality, "JPEG quality 1-100 (jpg sequences)")->capture_default_str();
   add_glare_options(cmd, o->glare);
+  cmd->add_flag("--temporal", o->temporal,
+                "temporal adaptation: the key and peak follow the frames with time constants (one state for the "
+                "whole stream, time step 1/fps; scene cuts reset it)");
+  cmd->add_option("--temporal-set", o->temporal_settings, "temporal parameter NAME=VALUE (repeatable; implies --temporal)")
+      ->allow_extra_args(false);
+  cmd->add_option("--temporal-log", o->temporal_log,
+                  "write a CSV of each frame's own and adapted log-average and peak (for plots and tests)");
+  std::string temporal_help = "Temporal parameters (--temporal-set NAME=VALUE):\n";
+  for (const ParamDesc& p : temporal_params())
+    temporal_help += "  " + std::string(p.name) + "  default " + format_number(p.default_value) + "  range [" +
+                     format_number(p.min_value) + ", " + format_number(p.max_value) + "]  " + p.help + "\n";
   cmd->footer("\nyuv420p, nv12 and y4m outputs are 8-bit BT.709 limited range; a progress line is drawn on stderr "
-              "when it is a terminal.\n\n" + operators_help());
+              "when it is a terminal.\n\n" + temporal_help + "\n" + operators_help());
   cmd->callback([o, &exit_code] { exit_code = run_stream_command(*o); });
 }
 

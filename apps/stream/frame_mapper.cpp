@@ -3,6 +3,9 @@
 #include <cstring>
 
 #include "core/half.hpp"
+#include "core/map_settings.hpp"
+#include "cpu/video_decode.hpp"
+#include "cpu/video_encode.hpp"
 
 namespace tonekit::stream {
 namespace {
@@ -11,13 +14,14 @@ bool is_float_rgb(InputFormat f) {
   return f == InputFormat::rgb_f32 || f == InputFormat::rgba_f32 || f == InputFormat::rgba_f16;
 }
 
-// Output layout, pixel type and channels tone_map must produce for each sink.
+// Output pixel type and channels tone_map must produce for each sink (YUV: linear display
+// float, which the encoder turns into 8-bit Y'CbCr).
 OutputFormat mapped_format(OutputKind kind, io::OutputKind image_kind) {
   switch (kind) {
     case OutputKind::rgba: return {PixelType::u8, 4};
-    case OutputKind::sequence:
-      return {image_kind == io::OutputKind::exr ? PixelType::f32 : PixelType::u8, 3};
-    default: return {PixelType::u8, 3};
+    case OutputKind::rgb24: return {PixelType::u8, 3};
+    case OutputKind::sequence: return {image_kind == io::OutputKind::exr ? PixelType::f32 : PixelType::u8, 3};
+    default: return {PixelType::f32, 3};
   }
 }
 
@@ -41,51 +45,50 @@ void copy_to_image(const ImageView& v, Image& image) {
 
 }  // namespace
 
+FrameMapper::~FrameMapper() {
+  if (log_) std::fclose(log_);
+}
+
 Result<std::unique_ptr<FrameMapper>> FrameMapper::create(const MapperSetup& s) {
   if (Status st = validate(s.colour); !st.ok()) return st;
-  const bool linear709 = s.colour.transfer == Transfer::linear && s.colour.primaries == Primaries::bt709;
-  if (!linear709 || is_yuv(s.format))
-    return unsupported(std::string("input ") + input_format_name(s.format) + " with transfer " +
-                       transfer_name(s.colour.transfer) + " and primaries " + primaries_name(s.colour.primaries) +
-                       " needs the video decoder (not in this build yet)");
-  if (is_yuv_output(s.out)) return unsupported("yuv420p/nv12/y4m output needs the video encoder (not in this build yet)");
+  if (s.temporal && s.backend == Backend::cuda)
+    return unsupported("--temporal runs on the CPU backend for now (the device pipeline will carry the state): "
+                       "use --backend cpu");
   std::unique_ptr<FrameMapper> m(new FrameMapper(s));
   m->mapped_ = mapped_format(s.out, s.image_kind);
   m->output_bytes_ = is_yuv_output(s.out)
                          ? output_frame_bytes(OutputLayout::yuv420p, s.width, s.height, 3, 1)
-                         : static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.height) *
-                               static_cast<std::size_t>(m->mapped_.channels) * bytes_per_channel(m->mapped_.type);
+                         : output_frame_bytes(OutputLayout::interleaved, s.width, s.height, m->mapped_.channels,
+                                              bytes_per_channel(m->mapped_.type));
+  if (!s.temporal_log.empty()) {
+    m->log_ = std::fopen(s.temporal_log.c_str(), "w");
+    if (!m->log_) return io_error(s.temporal_log + ": cannot create the temporal log");
+    std::fputs("frame,frame_log_average,adapted_log_average,frame_max,adapted_max,cut\n", m->log_);
+  }
   return m;
 }
 
 // Leaves `view` on the frame's scene-linear BT.709 pixels: the input's own memory when it is
-// float RGB(A) already, else scene_ after a conversion.
+// float RGB(A) in linear BT.709 already, else scene_ after cpu::decode_frame.
 Status FrameMapper::decode(Frame& in, ImageView& view) {
+  const bool linear709 = s_.colour.transfer == Transfer::linear && s_.colour.primaries == Primaries::bt709;
+  const int w = s_.width, h = s_.height;
+  FramePlanes planes;
+  InputFormat format = s_.format;
   if (in.image.width > 0) {
     view = in.image.view();
-    return {};
-  }
-  const int w = s_.width, h = s_.height;
-  if (is_float_rgb(s_.format)) {
-    const int channels = s_.format == InputFormat::rgb_f32 ? 3 : 4;
-    view = ImageView{in.bytes.data(), w, h, channels, s_.format == InputFormat::rgba_f16 ? PixelType::f16 : PixelType::f32,
-                     0, MemorySpace::host};
-    return {};
-  }
-  if (scene_.width != w || scene_.height != h || scene_.channels != 3) scene_ = Image(w, h, 3);
-  const FramePlanes planes = packed_planes(s_.format, in.bytes.data(), w, h);
-  for (int y = 0; y < h; ++y) {
-    float* dst = scene_.row(y);
-    if (s_.format == InputFormat::gbrpf32) {
-      const float* g = reinterpret_cast<const float*>(static_cast<const std::uint8_t*>(planes.data[0]) + planes.stride[0] * y);
-      const float* b = reinterpret_cast<const float*>(static_cast<const std::uint8_t*>(planes.data[1]) + planes.stride[1] * y);
-      const float* r = reinterpret_cast<const float*>(static_cast<const std::uint8_t*>(planes.data[2]) + planes.stride[2] * y);
-      for (int x = 0; x < w; ++x) dst[3 * x] = r[x], dst[3 * x + 1] = g[x], dst[3 * x + 2] = b[x];
-    } else {  // rgb48, linear: code / 65535
-      const auto* src = reinterpret_cast<const std::uint16_t*>(static_cast<const std::uint8_t*>(planes.data[0]) + planes.stride[0] * y);
-      for (int i = 0; i < 3 * w; ++i) dst[i] = static_cast<float>(src[i]) * (1.0f / 65535.0f);
+    if (linear709) return {};
+    planes = packed_planes(format, in.image.pixels.data(), w, h);
+  } else {
+    if (is_float_rgb(format) && linear709) {
+      const int channels = format == InputFormat::rgb_f32 ? 3 : 4;
+      view = ImageView{in.bytes.data(), w, h, channels, format == InputFormat::rgba_f16 ? PixelType::f16 : PixelType::f32,
+                       0, MemorySpace::host};
+      return {};
     }
+    planes = packed_planes(format, in.bytes.data(), w, h);
   }
+  if (Status s = cpu::decode_frame(planes, format, s_.colour, w, h, scene_); !s.ok()) return s;
   view = scene_.view();
   return {};
 }
@@ -104,18 +107,36 @@ Status FrameMapper::map(Frame& in, Frame& out) {
 
   out.bytes.resize(output_bytes_);
   const bool yuv = is_yuv_output(s_.out);
-  if (s_.backend == Backend::cuda) {
-    if (Status s = tone_map(scene_, s_.params, mapped_, Backend::cuda, display_, &stats_); !s.ok()) return s;
-    if (!yuv) std::memcpy(out.bytes.data(), display_.bytes.data(), output_bytes_);
+  ImageView target;
+  if (yuv) {
+    if (display_.width != s_.width || display_.height != s_.height) display_ = Image(s_.width, s_.height, 3);
+    target = display_.view();
   } else {
-    ImageView target;
-    if (yuv) {
-      if (display_.width != s_.width || display_.height != s_.height) display_.allocate(s_.width, s_.height, 3, PixelType::u8);
-      target = display_.view();
-    } else {
-      target = ImageView{out.bytes.data(), s_.width, s_.height, mapped_.channels, mapped_.type, 0, MemorySpace::host};
-    }
-    if (Status s = cpu::tone_map(scene, s_.params, target, &stats_); !s.ok()) return s;
+    target = ImageView{out.bytes.data(), s_.width, s_.height, mapped_.channels, mapped_.type, 0, MemorySpace::host};
+  }
+  FrameStats adapted;
+  if (s_.backend == Backend::cuda) {
+    if (Status s = tone_map(scene_, s_.params, mapped_, Backend::cuda, device_out_, &stats_); !s.ok()) return s;
+    std::memcpy(target.data, device_out_.bytes.data(), target.size_bytes());
+  } else {
+    // The adapted statistics replace the frame's own for the curve; the state lives on here,
+    // across every frame of the stream.
+    cpu::CurveStatsHook hook;
+    if (s_.temporal)
+      hook = [&](const FrameStats& own) { return adapted = temporal_update(state_, own, *s_.temporal, s_.frame_seconds); };
+    if (Status s = cpu::tone_map(scene, s_.params, target, &stats_, nullptr, s_.temporal ? &hook : nullptr); !s.ok())
+      return s;
+  }
+  if (log_) {
+    if (!s_.temporal) adapted = stats_;
+    std::fprintf(log_, "%lld,%.9g,%.9g,%.9g,%.9g,%u\n", frame_, stats_.log_average, adapted.log_average,
+                 stats_.max_luminance, adapted.max_luminance, s_.temporal ? state_.last_cut : 0u);
+  }
+  ++frame_;
+  if (yuv) {
+    const core::ColourSettings cs = core::make_colour_settings(s_.params);
+    const OutputLayout layout = s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p;
+    return cpu::encode_yuv420(display_.view(), layout, cs.gamma, cs.dither, out.bytes.data(), out.bytes.size());
   }
   return {};
 }

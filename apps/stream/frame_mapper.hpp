@@ -3,11 +3,14 @@
 // sink wants it (8-bit RGB/RGBA, yuv420p/NV12, or linear float for EXR sequences). Buffers are
 // allocated once per stream and reused, so a long stream does not allocate per frame.
 #pragma once
+#include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "stream/frame_io.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/operators.hpp"
+#include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
 #include "tonekit/video.hpp"
 
@@ -22,6 +25,11 @@ struct MapperSetup {
   GlareParams glare;            // strength 0: off
   OutputKind out = OutputKind::yuv420p;
   io::OutputKind image_kind = io::OutputKind::png;  // sequences: which writer takes the frames
+  // Temporal adaptation (tonekit/temporal.hpp): one state carried across the whole stream,
+  // advanced by frame_seconds (1 / fps) per frame. Absent: every frame is mapped on its own.
+  std::optional<TemporalParams> temporal;
+  double frame_seconds = 1.0 / 30.0;
+  std::string temporal_log;  // CSV of the per-frame and adapted statistics ("" = none)
 };
 
 class FrameMapper {
@@ -32,6 +40,8 @@ class FrameMapper {
   std::size_t output_bytes() const { return output_bytes_; }
   Status map(Frame& in, Frame& out);
   const FrameStats& last_stats() const { return stats_; }
+  const TemporalState& temporal_state() const { return state_; }
+  ~FrameMapper();
 
  private:
   explicit FrameMapper(const MapperSetup& s) : s_(s) {}
@@ -40,8 +50,12 @@ class FrameMapper {
   std::size_t output_bytes_ = 0;
   OutputFormat mapped_;          // what tone_map produces
   Image scene_;                  // decoded scene-linear frame (when the input is not one already)
-  OutputImage display_;          // 8-bit RGB before the YUV encode
+  Image display_;                // linear display RGB before the YUV encode
+  OutputImage device_out_;       // the CUDA host API's result
   FrameStats stats_;
+  TemporalState state_;
+  std::FILE* log_ = nullptr;
+  long long frame_ = 0;
 };
 
 }  // namespace tonekit::stream

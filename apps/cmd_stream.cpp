@@ -37,6 +37,7 @@ struct StreamOptions {
   bool temporal = false;
   std::vector<std::string> temporal_settings;
   std::string temporal_log;
+  bool exact = false;
 };
 
 // The input's colour: flags first, then what the stream says (a y4m colour range), then
@@ -186,6 +187,7 @@ int run_stream_command(const StreamOptions& o) {
   }
   ms.frame_seconds = 1.0 / rate.value();
   ms.temporal_log = o.temporal_log;
+  ms.exact = o.exact;
   auto mapper = FrameMapper::create(ms);
   if (!mapper.ok()) return report(mapper.status());
 
@@ -227,6 +229,9 @@ void add_stream_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU is present)")->capture_default_str();
   cmd->add_option("--jpeg-quality", o->quality, "JPEG quality 1-100 (jpg sequences)")->capture_default_str();
   add_glare_options(cmd, o->glare);
+  cmd->add_flag("--exact", o->exact,
+                "CPU: the reference's transfer curves (powf) for 10-bit YUV -> yuv420p/nv12 too, instead of the "
+                "fast path's tables (which stay within one 8-bit code of them)");
   cmd->add_flag("--temporal", o->temporal,
                 "temporal adaptation: the key and peak follow the frames with time constants (one state for the "
                 "whole stream, time step 1/fps; scene cuts reset it)");

@@ -60,6 +60,9 @@ Result<std::unique_ptr<FrameMapper>> FrameMapper::create(const MapperSetup& s) {
                          ? output_frame_bytes(OutputLayout::yuv420p, s.width, s.height, 3, 1)
                          : output_frame_bytes(OutputLayout::interleaved, s.width, s.height, m->mapped_.channels,
                                               bytes_per_channel(m->mapped_.type));
+  const core::ColourSettings cs = core::make_colour_settings(s.params);
+  if (!s.exact && s.backend == Backend::cpu && FastVideo::covers(s.format, s.colour, is_yuv_output(s.out), cs.gamma))
+    m->fast_ = std::make_unique<FastVideo>(s.format, s.colour, s.width, s.height);
   if (!s.temporal_log.empty()) {
     m->log_ = std::fopen(s.temporal_log.c_str(), "w");
     if (!m->log_) return io_error(s.temporal_log + ": cannot create the temporal log");
@@ -84,6 +87,11 @@ Status FrameMapper::decode(Frame& in, ImageView& view) {
       const int channels = format == InputFormat::rgb_f32 ? 3 : 4;
       view = ImageView{in.bytes.data(), w, h, channels, format == InputFormat::rgba_f16 ? PixelType::f16 : PixelType::f32,
                        0, MemorySpace::host};
+      return {};
+    }
+    if (fast_) {
+      fast_->decode(in.bytes.data(), scene_);
+      view = scene_.view();
       return {};
     }
     planes = packed_planes(format, in.bytes.data(), w, h);
@@ -136,6 +144,10 @@ Status FrameMapper::map(Frame& in, Frame& out) {
   if (yuv) {
     const core::ColourSettings cs = core::make_colour_settings(s_.params);
     const OutputLayout layout = s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p;
+    if (fast_) {
+      fast_->encode(display_, layout, cs.dither, out.bytes.data());
+      return {};
+    }
     return cpu::encode_yuv420(display_.view(), layout, cs.gamma, cs.dither, out.bytes.data(), out.bytes.size());
   }
   return {};

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "stream/fast_video.hpp"
 #include "stream/frame_io.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/operators.hpp"
@@ -30,6 +31,7 @@ struct MapperSetup {
   std::optional<TemporalParams> temporal;
   double frame_seconds = 1.0 / 30.0;
   std::string temporal_log;  // CSV of the per-frame and adapted statistics ("" = none)
+  bool exact = false;        // the CPU reference's curves everywhere, even where FastVideo covers
 };
 
 class FrameMapper {
@@ -55,6 +57,7 @@ class FrameMapper {
   FrameStats stats_;
   TemporalState state_;
   std::FILE* log_ = nullptr;
+  std::unique_ptr<FastVideo> fast_;  // when it covers this stream (fast_video.hpp)
   long long frame_ = 0;
 };
 

@@ -1,8 +1,10 @@
 // Video colour maths shared by the CPU reference and the CUDA kernels (issue 14 item 2): the
 // BT.2100 transfers (PQ, HLG and its OOTF), BT.2020 -> BT.709 primaries with the gamut policy of
 // tonekit/video.hpp, Y'CbCr <-> R'G'B' (BT.2020 NCL, BT.709; limited / full range), 4:2:0 chroma
-// upsampling weights, the BT.709 OETF and the 8-bit 4:2:0 output quantisation. One definition:
-// every function is TK_HD and templated over float / double (style.md 6).
+// upsampling weights, the BT.709 OETF and the 8-bit 4:2:0 output quantisation. One definition
+// (style.md 6): the maths is TK_HD, templated over float / double; the per-pixel pieces both
+// backends call as is (linearise_pixel, display_pixel_ycbcr, block_mean, luma_code8,
+// chroma_codes8) work in float. make_video_linearise and bt_rgb_to_xyz are host set-up.
 #pragma once
 #include <cstdint>
 

@@ -12,6 +12,7 @@
 #include "core/half.hpp"
 #include "core/video_colour.hpp"
 #include "cpu/parallel.hpp"
+#include "cpu/video_kernels.hpp"
 
 namespace tonekit::cpu {
 namespace {
@@ -83,8 +84,12 @@ void signal_row_rgb(const FramePlanes& p, InputFormat f, int width, int y, float
   }
 }
 
+// One luma row of a 4:2:0 frame: the two chroma rows around it are blended vertically once per
+// chroma column into `chroma` (2 * cw floats: Cb then Cr), then each pixel blends horizontally.
+// Codes are integers below 2^10 and the weights 0 or 1/2, so every blend is exact in float and this
+// order gives the same values as core::chroma_bilinear.
 void signal_row_yuv(const FramePlanes& p, InputFormat f, const InputColour& colour, int width, int height, int y,
-                    float* out) {
+                    float* chroma, float* out) {
   const int cw = (width + 1) / 2, ch = (height + 1) / 2;
   const core::ChromaTaps ty = core::chroma_taps_cosited(y, ch);
   const float wy = core::chroma_tap_weight<float>(ty);
@@ -93,24 +98,29 @@ void signal_row_yuv(const FramePlanes& p, InputFormat f, const InputColour& colo
   const unsigned char* luma = plane_row(p, f, 0, width, y);
   // Chroma rows j0, j1: P010 interleaves Cb, Cr in plane 1; yuv420p10 has planes 1 (Cb) and 2 (Cr).
   const bool nv = f == InputFormat::p010;
-  const unsigned char* cb0 = plane_row(p, f, 1, width, ty.i0);
-  const unsigned char* cb1 = plane_row(p, f, 1, width, ty.i1);
-  const unsigned char* cr0 = nv ? cb0 : plane_row(p, f, 2, width, ty.i0);
-  const unsigned char* cr1 = nv ? cb1 : plane_row(p, f, 2, width, ty.i1);
-  const std::size_t step = nv ? 2 : 1, cr_off = nv ? 1 : 0;
-  auto chroma = [&](const unsigned char* r0, const unsigned char* r1, std::size_t off, core::ChromaTaps tx, float wx) {
-    const float c00 = code10(f, load<std::uint16_t>(r0, step * tx.i0 + off));
-    const float c10 = code10(f, load<std::uint16_t>(r0, step * tx.i1 + off));
-    const float c01 = code10(f, load<std::uint16_t>(r1, step * tx.i0 + off));
-    const float c11 = code10(f, load<std::uint16_t>(r1, step * tx.i1 + off));
-    return core::chroma_bilinear(c00, c10, c01, c11, wx, wy);
-  };
+  const unsigned char* rows[2][2] = {
+      {plane_row(p, f, 1, width, ty.i0), plane_row(p, f, 1, width, ty.i1)},
+      {nv ? plane_row(p, f, 1, width, ty.i0) : plane_row(p, f, 2, width, ty.i0),
+       nv ? plane_row(p, f, 1, width, ty.i1) : plane_row(p, f, 2, width, ty.i1)}};
+  const std::size_t step = nv ? 2 : 1;
+  for (int c = 0; c < 2; ++c) {
+    const std::size_t off = nv ? static_cast<std::size_t>(c) : 0;
+    float* blended = chroma + static_cast<std::size_t>(c) * cw;
+    for (int i = 0; i < cw; ++i) {
+      const float top = code10(f, load<std::uint16_t>(rows[c][0], step * i + off));
+      const float bottom = code10(f, load<std::uint16_t>(rows[c][1], step * i + off));
+      blended[i] = top + wy * (bottom - top);
+    }
+  }
+  const float* cb = chroma;
+  const float* cr = chroma + cw;
   for (int x = 0; x < width; ++x) {
     const core::ChromaTaps tx = core::chroma_taps_cosited(x, cw);
     const float wx = core::chroma_tap_weight<float>(tx);
     float* o = out + 3 * static_cast<std::size_t>(x);
     core::ycbcr10_codes_to_rgb(code10(f, load<std::uint16_t>(luma, static_cast<std::size_t>(x))),
-                               chroma(cb0, cb1, 0, tx, wx), chroma(cr0, cr1, cr_off, tx, wx), full, k, o[0], o[1], o[2]);
+                               cb[tx.i0] + wx * (cb[tx.i1] - cb[tx.i0]), cr[tx.i0] + wx * (cr[tx.i1] - cr[tx.i0]), full,
+                               k, o[0], o[1], o[2]);
   }
 }
 
@@ -122,12 +132,12 @@ Status decode(const FramePlanes& planes, InputFormat format, const InputColour& 
   std::vector<Counts> band_counts(static_cast<std::size_t>(band_count(height)));
   parallel_rows(height, [&](int band, int y0, int y1) {
     Counts& counts = band_counts[static_cast<std::size_t>(band)];
+    std::vector<float> chroma(is_yuv(format) ? 2 * static_cast<std::size_t>((width + 1) / 2) : 0);
     for (int y = y0; y < y1; ++y) {
       float* row = out.row(y);
-      if (is_yuv(format)) signal_row_yuv(planes, format, colour, width, height, y, row);
+      if (is_yuv(format)) signal_row_yuv(planes, format, colour, width, height, y, chroma.data(), row);
       else signal_row_rgb(planes, format, width, y, row, counts);
-      if (linearise)
-        for (int x = 0; x < width; ++x) core::linearise_pixel(lin, row[3 * x], row[3 * x + 1], row[3 * x + 2]);
+      if (linearise) linearise_row(lin, row, width);
     }
   });
   if (counts_out) {

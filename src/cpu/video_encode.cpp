@@ -6,6 +6,7 @@
 
 #include "core/video_colour.hpp"
 #include "cpu/parallel.hpp"
+#include "cpu/video_kernels.hpp"
 
 namespace tonekit::cpu {
 
@@ -30,7 +31,7 @@ Status encode_yuv420(const ImageView& display, OutputLayout layout, double gamma
   const float g = static_cast<float>(gamma);
   parallel_rows(ch, [&](int, int by0, int by1) {
     // Cb, Cr of the block row's two luma rows, then one block_mean per block (core, fixed order).
-    std::vector<float> cb_rows[2], cr_rows[2];
+    std::vector<float> luma(static_cast<std::size_t>(w)), cb_rows[2], cr_rows[2];
     for (int r = 0; r < 2; ++r) {
       cb_rows[r].resize(static_cast<std::size_t>(w));
       cr_rows[r].resize(static_cast<std::size_t>(w));
@@ -39,15 +40,11 @@ Status encode_yuv420(const ImageView& display, OutputLayout layout, double gamma
       const int rows = 2 * by + 1 < h ? 2 : 1;
       for (int r = 0; r < rows; ++r) {
         const int y = 2 * by + r;
-        const float* in = display.row<const float>(y);
+        display_row_ycbcr(display.row<const float>(y), display.channels, w, g, luma.data(), cb_rows[r].data(),
+                          cr_rows[r].data());
         std::uint8_t* yo = y_plane + static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x) {
-          const float* px = in + static_cast<std::size_t>(x) * display.channels;
-          float luma;
-          core::display_pixel_ycbcr(px[0], px[1], px[2], g, luma, cb_rows[r][static_cast<std::size_t>(x)],
-                                    cr_rows[r][static_cast<std::size_t>(x)]);
-          yo[x] = static_cast<std::uint8_t>(core::luma_code8(luma, dither, x, y));
-        }
+        for (int x = 0; x < w; ++x)
+          yo[x] = static_cast<std::uint8_t>(core::luma_code8(luma[static_cast<std::size_t>(x)], dither, x, y));
       }
       for (int bx = 0; bx < cw; ++bx) {
         const int cols = 2 * bx + 1 < w ? 2 : 1;

@@ -11,7 +11,8 @@
 
 namespace tonekit::cpu {
 
-// `display`: host f32 RGB or RGBA (alpha ignored), any stride, values clamped to [0, 1].
+// `display`: host f32 RGB or RGBA (alpha ignored), any stride, values clamped to [0, 1]; no NaN
+// (cpu::tone_map never writes one).
 // `layout`: yuv420p (planes Y, Cb, Cr) or nv12 (Y, then interleaved Cb,Cr), packed one after
 // another in `out` (out_bytes >= output_frame_bytes(layout, w, h, 3, 1)). gamma == 0 selects the
 // BT.709 OETF. dither: triangular, Y' with the pixel's hash (as RGB outputs), Cb and Cr with the

@@ -290,3 +290,36 @@ TEST(VideoDecode, StridesAndBoundaryChecks) {
   EXPECT_TRUE(cpu::decode_frame(two, InputFormat::p010, c, 5, 3, out).ok());
   EXPECT_EQ(out.pixels, ref.pixels);  // the same codes in either layout decode the same
 }
+
+TEST(VideoDecode, HalfAndPlanarBadPixelsOutOfRangeCodesAndHlgPeak) {
+  // rgba_f16 and gbrpf32 go through the same sanitise policy and counts.
+  const std::uint16_t half_nan = 0x7E00, half_inf = 0x7C00, half_neg = 0xBC00, one = 0x3C00;
+  std::vector<std::uint16_t> h = {half_nan, one, one, one, half_inf, one, one, one, half_neg, one, one, one};
+  FrameStats counts;
+  const Image a = decode_ok(h.data(), InputFormat::rgba_f16, InputColour{}, 3, 1, false, &counts);
+  EXPECT_EQ(counts.nan_count, 1u);
+  EXPECT_EQ(counts.inf_count, 1u);
+  EXPECT_EQ(counts.negative_count, 1u);
+  EXPECT_EQ(a.pixels[0], 0.0f);
+  EXPECT_EQ(a.pixels[3], core::kInfReplacement);
+  std::vector<float> planes = {-2.0f, 0.5f, 0.25f};  // G, B, R planes of a 1x1 frame
+  const Image b = decode_ok(planes.data(), InputFormat::gbrpf32, InputColour{}, 1, 1, false, &counts);
+  EXPECT_EQ(counts.negative_count, 1u);
+  EXPECT_EQ(b.pixels[0], 0.25f);
+  EXPECT_EQ(b.pixels[1], 0.0f);
+  EXPECT_EQ(b.pixels[2], 0.5f);
+  // yuv420p10 keeps its 10 bits in the low bits: larger values clamp to 1023 instead of wrapping.
+  std::vector<std::uint16_t> yuv = {0xFFFF, 512, 512};
+  InputColour full;
+  full.range = YuvRange::full;
+  const Image c = decode_ok(yuv.data(), InputFormat::yuv420p10, full, 1, 1, true);
+  EXPECT_NEAR(c.pixels[1], 1.0f, 1e-6f);
+  // HLG signal 1.0 at a 2000 cd/m^2 nominal peak: the peak, divided by the reference white.
+  std::vector<float> white = {1.0f, 1.0f, 1.0f};
+  InputColour hlg;
+  hlg.transfer = Transfer::hlg;
+  hlg.hlg_peak = 2000.0;
+  hlg.reference_white = 100.0;
+  const Image d = decode_ok(white.data(), InputFormat::rgb_f32, hlg, 1, 1);
+  EXPECT_NEAR(d.pixels[0], 20.0f, 20.0f * 1e-5f);
+}

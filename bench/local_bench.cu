@@ -20,7 +20,7 @@
 #include "cuda/local/local_launch.hpp"
 #include "cuda/local/sat_gpu.hpp"
 #include "tonekit/blur_cuda.hpp"
-#include "tonekit/local_tone_mapper.hpp"
+#include "tonekit/tone_mapper.hpp"
 
 using namespace tonekit;
 
@@ -140,25 +140,40 @@ void bench_ops(int w, int h) {
     if (c.set_scales) set.push_back({"scales", c.set_scales});
     auto params = prepare_params(c.op, set);
     if (!params.ok()) { std::fprintf(stderr, "%s\n", params.status().message().c_str()); std::exit(1); }
-    LocalToneMapperConfig cfg;
+    ToneMapperConfig cfg;
     cfg.width = w;
     cfg.height = h;
     cfg.input = InputFormat::rgba_f16;
     cfg.output = {PixelType::u8, 4};
     cfg.params = params.value();
-    cfg.variant = c.variant;
-    cfg.sat_auto = c.prec;
-    cfg.tile_width = c.tile_width;
-    cfg.tile_height = c.tile_height;
-    auto m = LocalToneMapper::create(cfg);
+    cfg.tuning.variant = c.variant;
+    cfg.tuning.sat_auto = c.prec;
+    cfg.tuning.tile_width = c.tile_width;
+    cfg.tuning.tile_height = c.tile_height;
+    auto m = ToneMapper::create(cfg);
     if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(1); }
-    LocalToneMapper& mapper = *m.value();
+    ToneMapper& mapper = *m.value();
     const double ms = median_ms([&](int i) { if (!mapper.process(ins[i], 0, out, 0, nullptr).ok()) std::exit(2); }, rotate);
     std::printf("op,%s,%d,%d,%.4f,%.1f\n", c.name, w, h, ms, (in_bytes + out_bytes) / (ms * 1e6));
+    if (c.sat == 0 && c.prec == SatPrecision::tile_local_f64 && !c.set_scales && c.tile_height == 64) {
+      // Temporal adaptation on (issue 14: the step in the statistics pass's last block) and
+      // glare (strength 0.1, the CLI's default radius) in the same pipeline.
+      ToneMapperConfig tc = cfg;
+      tc.temporal = true;
+      auto t = ToneMapper::create(tc);
+      if (!t.ok()) std::exit(2);
+      const double tms = median_ms([&](int i) { if (!t.value()->process(ins[i], 0, out, 0, nullptr, 1.0 / 60).ok()) std::exit(2); }, rotate);
+      std::printf("op,%s temporal,%d,%d,%.4f,%.1f\n", c.name, w, h, tms, (in_bytes + out_bytes) / (tms * 1e6));
+      tc.glare.strength = 0.1;
+      auto g = ToneMapper::create(tc);
+      if (!g.ok()) { std::fprintf(stderr, "%s\n", g.status().message().c_str()); std::exit(2); }
+      const double gms = median_ms([&](int i) { if (!g.value()->process(ins[i], 0, out, 0, nullptr, 1.0 / 60).ok()) std::exit(2); }, rotate);
+      std::printf("op,%s temporal+glare,%d,%d,%.4f,%.1f\n", c.name, w, h, gms, (in_bytes + out_bytes) / (gms * 1e6));
+    }
     // Stage split of one frame.
     mapper.enable_timings(true);
     if (!mapper.process(ins[0], 0, out, 0, nullptr).ok()) std::exit(2);
-    LocalStageTimings st;
+    StageTimings st;
     if (mapper.read_timings(st).ok())
       std::printf("stages,%s,%d,%d,stats+lum %.4f,local %.4f,map %.4f\n", c.name, w, h, st.stats_ms, st.local_ms, st.map_ms);
   }

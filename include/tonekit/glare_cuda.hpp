@@ -1,11 +1,6 @@
-// Glare / bloom on the device (issue 5, item 4): apply_glare (tonekit/blur.hpp) as a fixed
-// sequence of launches on one stream. Device API in the style of BlurEngine: create() validates
-// through plan_glare (the CPU's validator: same errors), plans one BlurEngine per octave and
-// allocates all scratch once; run() adds the glare to one frame in place with no allocation and
-// no host synchronisation: the log-average luminance and the threshold are reduced on the
-// device and stay there. cuda_apply_glare() is the host convenience (upload, run, download;
-// synchronises). GlareEngine exists in builds with CUDA (TONEKIT_HAS_CUDA); cuda_apply_glare
-// in every build (without CUDA it reports no_device).
+// Glare / bloom on the GPU for host images: cuda_apply_glare() (upload, run, download;
+// synchronises), in every build (without CUDA it reports no_device). On the device, glare is
+// part of the one pipeline: ToneMapperConfig::glare (tonekit/tone_mapper.hpp).
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -18,46 +13,6 @@ struct CUstream_st;  // cudaStream_t without cuda_runtime.h
 
 namespace tonekit {
 
-struct GlareEngineConfig {
-  int width = 0;
-  int height = 0;
-  // Interleaved float channels, as apply_glare takes them: >= 3: RGB first (luminance from
-  // them, light added to them, the rest such as alpha untouched); 1 or 2: grey (+ alpha).
-  int channels = 4;
-  GlareParams params;
-  int device = -1;  // -1: the current device
-};
-
-// What the last run computed on the device (read back for tests and logs).
-struct GlareKey {
-  double log_average = 0.0;  // exp(mean log(1e-6 + L)), as glare_log_average
-  float threshold = 0.0f;    // params.threshold * log_average, in float as the bright pass uses it
-};
-
-class GlareEngine {
- public:
-  static Result<std::unique_ptr<GlareEngine>> create(const GlareEngineConfig& config);
-  ~GlareEngine();
-  GlareEngine(const GlareEngine&) = delete;
-  GlareEngine& operator=(const GlareEngine&) = delete;
-
-  // device_image: width x height pixels of `channels` floats, tightly packed; modified in place.
-  // Asynchronous on `stream` (nullptr = the legacy default stream). A no-op when !active().
-  Status run(float* device_image, CUstream_st* stream = nullptr);
-
-  // False when the effect is off (strength 0 or radius * max(width, height) < 0.5): run() then
-  // does nothing and nothing was allocated.
-  bool active() const;
-  // The last run's log-average and threshold (copies on `stream` and synchronises it).
-  Status read_key(GlareKey& key, CUstream_st* stream = nullptr) const;
-  const GlareEngineConfig& config() const;
-  std::size_t scratch_bytes() const;  // device memory held, the blur engines' included
-
- private:
-  struct Impl;
-  explicit GlareEngine(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
 
 // Host convenience, apply_glare on the GPU: same parameters, same validation and errors, any
 // channel count apply_glare takes; result within float rounding of the CPU's (tested in

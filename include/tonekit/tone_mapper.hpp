@@ -1,16 +1,21 @@
-// The device API of the CUDA backend (architecture.md "The ToneMapper object"): one object per
-// (size, input format, output format, operator); all scratch allocated in create(); process()
-// runs one frame on a stream with no allocation and no host synchronisation. Statistics, the
-// frame's curve constants and the histogram stay on the device; read_stats() copies them back
-// on request. Available when the build has CUDA (TONEKIT_HAS_CUDA); create() reports
-// no_device when no GPU is present.
+// The device pipeline (architecture.md "The ToneMapper object"): one object runs every registered
+// operator, global or local, with optional glare and optional temporal adaptation, on CUDA
+// pointers and a caller's stream. All scratch is allocated in create(); process() runs one frame
+// with no allocation and no host synchronisation; statistics, the curve constants, the local
+// settings and the temporal state stay on the device and are read back only on request.
+// Available when the build has CUDA (TONEKIT_HAS_CUDA); create() reports no_device without a GPU.
+//
+// Config in two parts (style.md 2): the frame and the look (what a caller sets), and the tuning
+// (plain data with the measurement that chose each default beside it).
 #pragma once
 #include <cstddef>
 #include <memory>
 
+#include "tonekit/blur.hpp"
 #include "tonekit/image.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
+#include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
 #include "tonekit/video.hpp"
 
@@ -31,32 +36,70 @@ enum class ScanAlgorithm { blelloch, cub };
 const char* stats_algorithm_name(StatsAlgorithm a);
 const char* scan_algorithm_name(ScanAlgorithm a);
 
+// How the dodge-and-burn kernel of reinhard-sat reads its table (thesis 6.1.5's variants).
+enum class DodgeVariant {
+  global_loads,   // plain loads (L1 + L2)
+  readonly_cache, // loads through the read-only / texture path (ld.global.nc)
+  shared_tiles,   // the block's table window staged in shared memory first (float64 tables)
+};
+
+// Which table reinhard-sat queries when its `sat` parameter is 0 (auto).
+enum class SatPrecision {
+  tiled_f32_pairs,  // sat/box_query.hpp tile-relative hi/lo float32 pairs: cheapest table, dearest queries
+  global_f64,       // a whole-frame float64 table (the CPU reference's), built by `sat` (auto: look-back)
+  tile_local_f64,   // no frame-sized table: each block builds a float64 table of its tile + 19 px halo
+                    // in shared memory, straight from the input (no luminance plane either)
+};
+const char* dodge_variant_name(DodgeVariant v);
+
+// Tuning: how the passes run, not what they compute (every choice gives the same result within
+// the tolerances of tests/gpu). Defaults measured on the H100 (bench/NOTES.md, LOCAL_NOTES.md).
+struct ToneMapperTuning {
+  StatsAlgorithm stats = StatsAlgorithm::fused;  // 4K half RGBA: fused 0.0276 ms (NOTES.md v20)
+  ScanAlgorithm scan = ScanAlgorithm::blelloch;
+  // The map pass walks the frame from its end, where the statistics pass finished, so the part
+  // of the input still in L2 is read from there (bench/NOTES.md has the measurement).
+  bool map_backwards = true;
+  // Launch the map pass as a programmatic dependent launch (sm_90): its blocks load their
+  // pixels while the statistics pass finishes, then wait for the curve constants.
+  bool programmatic_launch = true;
+  // At most this many blocks per SM for the fused statistics pass and its flat form (0: as many
+  // as fit; half RGBA: 5 of the row form, 2 of the flat form).
+  int stats_blocks_per_sm = 0;
+  // reinhard-sat's table when its `sat` parameter is 0 (auto). H100, 4K: the float64 table's
+  // queries cost 0.26 ms against the pairs' 1.08 ms; the tile-local tables skip both the
+  // frame-sized table and the luminance plane (bench/LOCAL_NOTES.md).
+  SatPrecision sat_auto = SatPrecision::tile_local_f64;
+  // tile_local_f64: 32 x 32, 64 x 32 or 64 x 64 pixels per block (H100, 4K: 0.200 / 0.187 /
+  // 0.165 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: bench/LOCAL_NOTES.md sessions 7-8).
+  int tile_width = 64;
+  int tile_height = 64;  // 64 only with tile_width 64 (512 threads per block)
+  DodgeVariant variant = DodgeVariant::readonly_cache;
+};
+
 struct ToneMapperConfig {
+  // The frame.
   int width = 0;
   int height = 0;
-  InputFormat input = InputFormat::rgba_f16;
+  InputFormat input = InputFormat::rgba_f16;  // rgb_f32, rgba_f32, rgba_f16 on the device today
   OutputFormat output{PixelType::u8, 4};
-  Params params;  // from prepare_params(); global operators only
-  StatsAlgorithm stats = StatsAlgorithm::fused;
-  ScanAlgorithm scan = ScanAlgorithm::blelloch;
-  bool timings = false;  // record CUDA events around each stage
   int device = -1;       // -1: the current device
-  // Tuning: the map pass walks the frame from its end, where the statistics pass finished, so
-  // the part of the input still in L2 is read from there (bench/NOTES.md has the measurement).
-  bool map_backwards = true;
-  // Tuning: launch the map pass as a programmatic dependent launch (sm_90): its blocks load
-  // their pixels while the statistics pass finishes, then wait for the curve constants.
-  bool programmatic_launch = true;
-  // Tuning: at most this many blocks per SM for the fused statistics pass and its flat form
-  // (0: as many as fit; half RGBA: 5 of the row form, 2 of the flat form). Fewer blocks take
-  // fewer atomics in the grid-wide finish, and each thread more rounds.
-  int stats_blocks_per_sm = 0;
+  bool timings = false;  // record CUDA events around each stage
+  // The look.
+  Params params;           // from prepare_params(): any registered operator
+  GlareParams glare{};     // strength 0 (the default): no glare
+  bool temporal = false;   // temporal adaptation of the key and the peak (tonekit/temporal.hpp)
+  TemporalParams temporal_params{};
+  // The tuning.
+  ToneMapperTuning tuning{};
 };
 
 struct StageTimings {
-  double stats_ms = 0.0;      // statistics (+ curve constants on the device)
+  double glare_ms = 0.0;      // glare (bright pass, blurs, accumulation), when on
+  double stats_ms = 0.0;      // statistics (+ curve constants, temporal step, local settings)
   double histogram_ms = 0.0;  // histogram + scan (histeq only)
-  double map_ms = 0.0;        // curve, colour, transfer, quantise
+  double local_ms = 0.0;      // local adaptation: table, blur pyramid or window sums (local operators)
+  double map_ms = 0.0;        // (scale search,) curve, colour, transfer, quantise
   double total_ms = 0.0;
 };
 
@@ -69,17 +112,31 @@ class ToneMapper {
 
   // One frame: device_in (width x height pixels of the input format, rows in_stride_bytes apart,
   // 0 = packed) -> device_out (output format, rows out_stride_bytes apart, 0 = packed).
-  // Asynchronous on `stream` (nullptr = the legacy default stream).
+  // Asynchronous on `stream` (nullptr = the legacy default stream). dt_seconds: the time since
+  // the previous frame, for temporal adaptation (ignored when it is off; the first frame after
+  // create() or reset_temporal() seeds the state whatever dt).
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out,
-                 std::size_t out_stride_bytes, CUstream_st* stream = nullptr);
+                 std::size_t out_stride_bytes, CUstream_st* stream = nullptr, double dt_seconds = 0.0);
 
-  // New parameters (same operator or another global one) for the next frame; no allocation.
-  Status set_params(const Params& params);
-  void set_stats_algorithm(StatsAlgorithm a);
-  void set_scan_algorithm(ScanAlgorithm a);
+  // Another operator or other parameters for the next frame. Within the same pass (global to
+  // global, or the same local operator) nothing is allocated. Switching global <-> local, or to
+  // another local operator, allocates that pass's scratch the first time (kept afterwards, so
+  // switching back is free); *reallocated tells which happened. Synchronises only when it allocates.
+  Status set_params(const Params& params, bool* reallocated = nullptr);
+  // Glare for the next frame; allocates when it is switched on or its blur plan changes.
+  Status set_glare(const GlareParams& glare);
+  // Temporal adaptation on or off and its parameters (no allocation; the state is kept).
+  Status set_temporal(bool on, const TemporalParams& params);
+  void set_tuning(const ToneMapperTuning& tuning);
+
+  // The temporal state: read (synchronises), reset (the next frame seeds it), seed.
+  Status read_temporal_state(TemporalState& state);
+  Status reset_temporal();
+  Status seed_temporal(const TemporalState& state);
 
   // Waits for the last frame and copies its statistics back (synchronises; on request only).
-  Status read_stats(FrameStats& stats);
+  // The frame's own statistics; `adapted` (optional) gets what the curves read.
+  Status read_stats(FrameStats& stats, FrameStats* adapted = nullptr);
   // Device address of the last frame's statistics (a tonekit::FrameStats) for other kernels.
   const void* device_stats() const;
 
@@ -87,6 +144,8 @@ class ToneMapper {
   // Waits for the last frame; its per-stage times from CUDA events (timings must be on).
   Status read_timings(StageTimings& timings);
 
+  // Device memory this object holds (every pass, glare and staging), in bytes.
+  std::size_t scratch_bytes() const;
   const ToneMapperConfig& config() const;
 
  private:

@@ -9,8 +9,17 @@
 #include "core/colour.hpp"
 #include "core/curves.hpp"
 #include "core/hd.hpp"
+#include "tonekit/temporal.hpp"
 
 namespace tonekit::core {
+
+// Temporal adaptation of a frame on the device: the model's parameters, the frame's time step
+// and the stream's state (device memory; null: adaptation off).
+struct TemporalControl {
+  TemporalParams params{};
+  double dt = 0.0;
+  TemporalState* state = nullptr;
+};
 
 // The operator parameters the curves read, as plain data (no strings, no registry lookups).
 struct CurveParams {
@@ -23,6 +32,10 @@ struct CurveParams {
   double bias = 0.85;      // drago
   double ld_max = 100.0;   // drago
   int bins = 1024;         // histeq
+  // Temporal adaptation (tonekit/temporal.hpp), run where the frame's statistics are finished:
+  // when `temporal_state` is set, the curves read the adapted key and peak of
+  // core::temporal_step(*temporal_state, frame, temporal, temporal_dt). Null: the frame's own.
+  TemporalControl temporal{};
 };
 
 // The statistics the curves read (a subset of tonekit::FrameStats).

@@ -8,7 +8,6 @@
 
 #include "api/cuda_entry.hpp"
 #include "cuda/host_pipeline.hpp"
-#include "cuda/local/local_entry.hpp"
 
 namespace tonekit::cuda_entry {
 
@@ -37,9 +36,6 @@ Status tone_map_host(const Image& input, const Params& params, OutputFormat form
   const auto t0 = std::chrono::steady_clock::now();
   if (input.channels != 3 && input.channels != 4)
     return unsupported("--backend cuda: input must have 3 or 4 channels (has " + std::to_string(input.channels) + ")");
-  // Local operators (reinhard-local, reinhard-sat, drago-local) run on their own device class.
-  if (params.op().locality == Locality::local)
-    return cuda_local::tone_map_host(input, params, format, out, stats, timings);
   ToneMapperConfig cfg;
   cfg.width = input.width;
   cfg.height = input.height;
@@ -59,7 +55,7 @@ Status tone_map_host(const Image& input, const Params& params, OutputFormat form
     StageTimings t;
     if (Status s = pipe.value()->last_timings(t); !s.ok()) return s;
     timings->stats_ms = t.stats_ms + t.histogram_ms;
-    timings->map_ms = t.map_ms;
+    timings->map_ms = t.local_ms + t.map_ms;
     timings->total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   return {};

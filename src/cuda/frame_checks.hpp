@@ -1,4 +1,4 @@
-// Validation shared by the device classes (ToneMapper, LocalToneMapper): frame size, output
+// Validation shared by the device classes (GlobalPass, LocalPass of the ToneMapper): frame size, output
 // channels, device presence at create(); buffers, strides and alignment at process().
 #pragma once
 #include <cuda_runtime.h>
@@ -11,7 +11,7 @@
 
 namespace tonekit::cuda {
 
-// `who` names the class in the messages ("ToneMapper", "LocalToneMapper").
+// `who` names the class in the messages (always "ToneMapper": the public class).
 inline Status check_frame_config(const char* who, int width, int height, const OutputFormat& output) {
   if (width <= 0 || height <= 0 || width > kMaxImageSide || height > kMaxImageSide ||
       static_cast<std::int64_t>(width) * height > kMaxImagePixels)

@@ -45,6 +45,7 @@ constexpr int kLogSumFracBits = 26;
 // on the device (core::make_curve_settings_hd), read by the map kernel.
 struct DeviceFrame {
   FrameStats stats;
+  FrameStats adapted;  // what the curves read: `stats`, or with the temporally adapted key and peak
   core::CurveSettings curve;
   StatsAccumulator acc;  // zero between frames
 };

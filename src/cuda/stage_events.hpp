@@ -1,6 +1,6 @@
 // Four CUDA events at the stage boundaries of one frame (before stage 1, between 1-2, 2-3,
 // after 3), owned once per device object and read back on request: the per-stage timings of
-// ToneMapper and LocalToneMapper.
+// the GlobalPass and LocalPass of the ToneMapper.
 #pragma once
 #include <cuda_runtime.h>
 

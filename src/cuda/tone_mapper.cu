@@ -1,17 +1,25 @@
-// ToneMapper: the device API (include/tonekit/tone_mapper.hpp). Owns the scratch, allocated
-// once in create(); process() enqueues statistics -> (histogram -> scan) -> map on the caller's
-// stream with no allocation and no host synchronisation. The curve constants of each frame are
-// derived on the device from that frame's statistics (core::make_curve_settings_hd in the last
-// block of the statistics pass), so the key never travels to the host.
+// ToneMapper: the one device pipeline (include/tonekit/tone_mapper.hpp). It owns the passes and
+// picks one per frame from the operator's locality:
+//   [glare: input -> float scratch, GlareEngine adds the blurred bright pass in place]
+//   -> GlobalPass (statistics -> (histogram -> scan) -> map) or LocalPass (statistics -> local
+//      settings -> table / pyramid / window sums -> map)
+// Temporal adaptation runs inside the statistics pass's finisher (core::temporal_step on the
+// device, state in device memory owned here), so frame N is mapped with statistics that
+// include frame N and nothing travels to the host.
+// Passes are created on first use and kept: switching operator back and forth allocates once.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <array>
 #include <string>
 
-#include "core/map_settings.hpp"
+#include "core/local_settings.hpp"
+#include "cuda/blur/glare_engine.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
-#include "cuda/stage_events.hpp"
-#include "cuda/pipeline.hpp"
+#include "cuda/global_pass.hpp"
+#include "cuda/local/local_pass.hpp"
 #include "tonekit/tone_mapper.hpp"
 
 namespace tonekit {
@@ -30,89 +38,193 @@ const char* stats_algorithm_name(StatsAlgorithm a) {
 
 const char* scan_algorithm_name(ScanAlgorithm a) { return a == ScanAlgorithm::blelloch ? "blelloch" : "cub"; }
 
-namespace {
-
-cuda::MapColour colour_from(const Params& p) {
-  const core::ColourSettings c = core::make_colour_settings(p);
-  cuda::MapColour m;
-  m.saturation = static_cast<float>(c.saturation);
-  m.gamma = static_cast<float>(c.gamma);
-  m.inv_gamma = m.gamma != 0.0f ? 1.0f / m.gamma : 0.0f;
-  m.dither = c.dither ? 1 : 0;
-  return m;
+const char* dodge_variant_name(DodgeVariant v) {
+  switch (v) {
+    case DodgeVariant::global_loads: return "global";
+    case DodgeVariant::readonly_cache: return "readonly";
+    case DodgeVariant::shared_tiles: return "shared";
+  }
+  return "?";
 }
 
-Status check_params(const Params& p) {
-  if (p.op().locality != Locality::global)
-    return unsupported(std::string("operator '") + p.op().id + "' is local; the CUDA backend maps global operators");
-  return {};
+namespace {
+
+// Half RGBA -> float RGBA for the glare stage (which adds light in float, as the CPU does).
+__global__ void half_rgba_to_float(const unsigned char* in, std::size_t in_stride, int width, int height, float4* out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= width || y >= height) return;
+  const __half* p = reinterpret_cast<const __half*>(in + static_cast<std::size_t>(y) * in_stride) + 4 * x;
+  out[static_cast<std::size_t>(y) * width + x] =
+      make_float4(__half2float(p[0]), __half2float(p[1]), __half2float(p[2]), __half2float(p[3]));
+}
+
+bool uses_glare(const GlareParams& g, int width, int height) {
+  return g.strength > 0 && g.radius * (width > height ? width : height) >= 0.5;
+}
+
+// What the operator pass reads: the input itself, or the glare stage's float copy of it.
+InputFormat pass_input(InputFormat in, bool glare) {
+  return glare && in == InputFormat::rgba_f16 ? InputFormat::rgba_f32 : in;
+}
+
+// The LocalPass slot of a local operator (core::LocalKind; host code: the registry lookup).
+int local_slot(const Params& p) {
+#if !defined(__CUDA_ARCH__)
+  return static_cast<int>(core::local_kind_for(p.op()));
+#else
+  return 0;
+#endif
+}
+
+std::size_t free_bytes() {
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) cudaGetLastError();
+  return free;
+}
+
+std::size_t stage_bytes(int width, int height, InputFormat f) {
+  return static_cast<std::size_t>(width) * height * input_pixel_bytes(f);
 }
 
 }  // namespace
 
 struct ToneMapper::Impl {
   ToneMapperConfig cfg;
-  int device = 0;
-  int sm_count = 0;
-  cuda::FrameGeometry geo;
-  core::CurveParams curve{};
-  cuda::MapColour colour{};
-  cuda::DeviceFrame* frame = nullptr;
-  cuda::StatsScratch stats;
-  unsigned long long* hist = nullptr;
-  unsigned long long* cdf = nullptr;
-  float* table = nullptr;
-  void* scan_temp = nullptr;
-  std::size_t scan_temp_bytes = 0;
-  cuda::StageEvents ev;
-  bool timings = false;
-  bool ran = false;
+  std::unique_ptr<cuda::GlobalPass> global;
+  std::array<std::unique_ptr<cuda::LocalPass>, 4> locals;  // by core::LocalKind
+  std::unique_ptr<GlareEngine> glare;
+  float* glare_frame = nullptr;  // packed float copy of the input for the glare stage
+  InputFormat glare_format = InputFormat::rgba_f32;
+  TemporalState* state = nullptr;  // device
+  cudaEvent_t glare_start = nullptr, glare_end = nullptr;
+  bool timings = false, ran = false, last_local = false, glare_ran = false;
+  std::size_t held_bytes = 0;  // device memory taken by the passes and glare (cudaMemGetInfo deltas)
   cudaStream_t last_stream = nullptr;
 
   ~Impl() {
-    cudaFree(frame);
-    cudaFree(stats.partials);
-    cudaFree(stats.partials2);
-    cudaFree(stats.total);
-    cudaFree(stats.cub_temp);
-    cudaFree(hist);
-    cudaFree(cdf);
-    cudaFree(table);
-    cudaFree(scan_temp);
+    cudaFree(glare_frame);
+    cudaFree(state);
+    if (glare_start) cudaEventDestroy(glare_start);
+    if (glare_end) cudaEventDestroy(glare_end);
+  }
+
+  bool glare_on() const { return glare && glare->active(); }
+  InputFormat operator_input() const { return pass_input(cfg.input, glare_on()); }
+
+  cuda::GlobalPassConfig global_config() const {
+    cuda::GlobalPassConfig g;
+    g.width = cfg.width;
+    g.height = cfg.height;
+    g.input = operator_input();
+    g.output = cfg.output;
+    g.params = cfg.params;
+    g.stats = cfg.tuning.stats;
+    g.scan = cfg.tuning.scan;
+    g.timings = timings;
+    g.device = cfg.device;
+    g.map_backwards = cfg.tuning.map_backwards;
+    g.programmatic_launch = cfg.tuning.programmatic_launch;
+    g.stats_blocks_per_sm = cfg.tuning.stats_blocks_per_sm;
+    return g;
+  }
+
+  cuda::LocalPassConfig local_config() const {
+    cuda::LocalPassConfig l;
+    l.width = cfg.width;
+    l.height = cfg.height;
+    l.input = operator_input();
+    l.output = cfg.output;
+    l.params = cfg.params;
+    l.sat_auto = cfg.tuning.sat_auto;
+    l.tile_width = cfg.tuning.tile_width;
+    l.tile_height = cfg.tuning.tile_height;
+    l.variant = cfg.tuning.variant;
+    l.timings = timings;
+    l.device = cfg.device;
+    return l;
+  }
+
+  // The pass for cfg.params, created when missing or when it reads another input format.
+  Status ensure_pass(bool* reallocated) {
+    if (reallocated) *reallocated = false;
+    const InputFormat in = operator_input();
+    if (cfg.params.op().locality == Locality::global) {
+      if (global && global->config().input == in) return global->set_params(cfg.params);
+      if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
+      const std::size_t before = free_bytes();
+      auto g = cuda::GlobalPass::create(global_config());
+      held_bytes += before - std::min(before, free_bytes());
+      if (!g.ok()) return g.status();
+      global = std::move(g.value());
+      if (reallocated) *reallocated = true;
+      return {};
+    }
+    const int kind = local_slot(cfg.params);
+    std::unique_ptr<cuda::LocalPass>& pass = locals[kind];
+    if (pass && pass->config().input == in) return pass->set_params(cfg.params);
+    if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
+    const std::size_t before = free_bytes();
+    auto l = cuda::LocalPass::create(local_config());
+    held_bytes += before - std::min(before, free_bytes());
+    if (!l.ok()) return l.status();
+    pass = std::move(l.value());
+    if (reallocated) *reallocated = true;
+    return {};
+  }
+
+  Status configure_glare() {
+    if (!uses_glare(cfg.glare, cfg.width, cfg.height)) {
+      glare.reset();
+      return {};
+    }
+    if (cfg.input != InputFormat::rgb_f32 && cfg.input != InputFormat::rgba_f32 && cfg.input != InputFormat::rgba_f16)
+      return unsupported(std::string("ToneMapper: glare on ") + input_format_name(cfg.input) +
+                         " input is not supported yet (float or half RGB(A) only)");
+    glare_format = pass_input(cfg.input, true);
+    GlareEngineConfig g;
+    g.width = cfg.width;
+    g.height = cfg.height;
+    g.channels = glare_format == InputFormat::rgb_f32 ? 3 : 4;
+    g.params = cfg.glare;
+    g.device = cfg.device;
+    if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
+    const std::size_t before = free_bytes();
+    auto engine = GlareEngine::create(g);
+    if (!engine.ok()) return engine.status();
+    glare = std::move(engine.value());
+    if (!glare_frame) TK_CUDA_CHECK(cudaMalloc(&glare_frame, stage_bytes(cfg.width, cfg.height, InputFormat::rgba_f32)));
+    held_bytes += before - std::min(before, free_bytes());
+    return {};
+  }
+
+  // Copies (or widens) the input into the glare frame and adds the glare there.
+  Status run_glare(const void* in, std::size_t in_stride, cudaStream_t s) {
+    const std::size_t row = static_cast<std::size_t>(cfg.width) * input_pixel_bytes(cfg.input);
+    const std::size_t stride = in_stride ? in_stride : row;
+    if (cfg.input == InputFormat::rgba_f16) {
+      const dim3 block(256), grid((cfg.width + 255) / 256, cfg.height);
+      half_rgba_to_float<<<grid, block, 0, s>>>(static_cast<const unsigned char*>(in), stride, cfg.width, cfg.height,
+                                                reinterpret_cast<float4*>(glare_frame));
+      TK_CUDA_CHECK_LAUNCH("half_rgba_to_float");
+    } else {
+      TK_CUDA_CHECK(cudaMemcpy2DAsync(glare_frame, row, in, stride, row, cfg.height, cudaMemcpyDeviceToDevice, s));
+    }
+    return glare->run(glare_frame, s);
   }
 
   Status init() {
     if (cfg.device >= 0) TK_CUDA_CHECK(cudaSetDevice(cfg.device));
-    TK_CUDA_CHECK(cudaGetDevice(&device));
-    TK_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    geo.width = cfg.width;
-    geo.height = cfg.height;
-    geo.groups_per_row = (cfg.width + cuda::kGroup - 1) / cuda::kGroup;
-    geo.total_groups = static_cast<long long>(geo.groups_per_row) * cfg.height;
-    cuda::StatsScratchSizes z;
-    if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z, cfg.stats_blocks_per_sm); !s.ok())
-      return s;
-    stats.fused_grid = z.fused_grid;
-    stats.fused_head_groups = z.fused_head_groups;
-    stats.flat_grid = z.flat_grid;
-    stats.bulk_grid = z.bulk_grid;
-    stats.async_grid = z.async_grid;
-    stats.cub_temp_bytes = z.cub_temp_bytes;
-    TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(cuda::DeviceFrame)));
-    TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(cuda::DeviceFrame)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.partials, z.partials * sizeof(cuda::StatsPartial)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.partials2, z.partials2 * sizeof(cuda::StatsPartial)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.total, sizeof(cuda::StatsPartial)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.cub_temp, std::max<std::size_t>(z.cub_temp_bytes, 16)));
-    TK_CUDA_CHECK(cudaMalloc(&hist, cuda::kMaxHistogramBins * sizeof(unsigned long long)));
-    TK_CUDA_CHECK(cudaMalloc(&cdf, cuda::kMaxHistogramBins * sizeof(unsigned long long)));
-    TK_CUDA_CHECK(cudaMalloc(&table, cuda::kMaxHistogramBins * sizeof(float)));
-    if (Status s = cuda::scan_temp_bytes(scan_temp_bytes); !s.ok()) return s;
-    TK_CUDA_CHECK(cudaMalloc(&scan_temp, std::max<std::size_t>(scan_temp_bytes, 16)));
-    if (Status st = ev.create(); !st.ok()) return st;
     timings = cfg.timings;
-    curve = core::curve_params_from(cfg.params);
-    colour = colour_from(cfg.params);
+    TK_CUDA_CHECK(cudaMalloc(&state, sizeof(TemporalState)));
+    TK_CUDA_CHECK(cudaMemset(state, 0, sizeof(TemporalState)));
+    TK_CUDA_CHECK(cudaEventCreate(&glare_start));
+    TK_CUDA_CHECK(cudaEventCreate(&glare_end));
+    if (Status s = configure_glare(); !s.ok()) return s;
+    return ensure_pass(nullptr);
+  }
+
+  Status sync() {
+    if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
     return {};
   }
 };
@@ -122,10 +234,15 @@ ToneMapper::~ToneMapper() = default;
 
 Result<std::unique_ptr<ToneMapper>> ToneMapper::create(const ToneMapperConfig& config) {
   if (Status s = cuda::check_frame_config("ToneMapper", config.width, config.height, config.output); !s.ok()) return s;
-  if (Status s = check_params(config.params); !s.ok()) return s;
-  if (config.stats_blocks_per_sm < 0)
+  if (config.input != InputFormat::rgb_f32 && config.input != InputFormat::rgba_f32 &&
+      config.input != InputFormat::rgba_f16)
+    return unsupported(std::string("ToneMapper: input format ") + input_format_name(config.input) +
+                       " is not on the device yet (rgb_f32, rgba_f32, rgba_f16; the CPU backend decodes it)");
+  if (config.tuning.stats_blocks_per_sm < 0)
     return invalid_argument("ToneMapper: stats_blocks_per_sm must be >= 0 (0: as many as fit), got " +
-                            std::to_string(config.stats_blocks_per_sm));
+                            std::to_string(config.tuning.stats_blocks_per_sm));
+  if (config.temporal)
+    if (Status s = prepare_temporal().status(); !s.ok()) return s;
   if (Status s = cuda::check_device_present(); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;
@@ -134,70 +251,152 @@ Result<std::unique_ptr<ToneMapper>> ToneMapper::create(const ToneMapperConfig& c
 }
 
 Status ToneMapper::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
-                           CUstream_st* stream) {
+                           CUstream_st* stream, double dt) {
   Impl& m = *impl_;
   const ToneMapperConfig& c = m.cfg;
   if (Status st = cuda::check_frame_buffers("ToneMapper", c.input, c.output, c.width, device_in, in_stride, device_out,
                                             out_stride);
       !st.ok())
     return st;
+  if (c.temporal && !(dt >= 0.0 && dt < 1e6))
+    return invalid_argument("ToneMapper::process: time step " + std::to_string(dt) + " s is not in [0, 1e6)");
   cudaStream_t s = stream;
-  cuda::FrameGeometry g = m.geo;
-  g.in = static_cast<const unsigned char*>(device_in);
-  g.in_stride = in_stride;
-  if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
-  const float* table = m.curve.kind == core::CurveKind::histeq ? m.table : nullptr;
-  if (Status st = cuda::launch_stats(c.stats, c.input, g, m.stats, m.frame, m.curve, table, s); !st.ok()) return st;
-  if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
-  if (m.curve.kind == core::CurveKind::histeq) {
-    if (Status st = cuda::launch_histogram(c.input, g, m.frame, m.hist, m.curve.bins, m.sm_count, s); !st.ok()) return st;
-    if (Status st = cuda::launch_histeq_table(c.scan, m.hist, m.cdf, m.curve.bins, m.table, m.scan_temp, m.scan_temp_bytes, s);
-        !st.ok())
-      return st;
+  const void* src = device_in;
+  std::size_t src_stride = in_stride;
+  m.glare_ran = m.glare_on();
+  if (m.glare_ran) {
+    if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_start, s));
+    if (Status st = m.run_glare(device_in, in_stride, s); !st.ok()) return st;
+    if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_end, s));
+    src = m.glare_frame;
+    src_stride = 0;
   }
-  if (Status st = m.timings ? m.ev.record(2, s) : Status{}; !st.ok()) return st;
-  if (Status st = cuda::launch_map(c.input, c.output, g, device_out, out_stride, m.frame, m.colour, c.map_backwards,
-                                         c.programmatic_launch, s); !st.ok())
-    return st;
-  if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;
+  core::TemporalControl temporal;
+  if (c.temporal) {
+    temporal.params = c.temporal_params;
+    temporal.dt = dt;
+    temporal.state = m.state;
+  }
+  m.last_local = c.params.op().locality == Locality::local;
+  Status st = m.last_local
+                  ? m.locals[local_slot(c.params)]->process(src, src_stride, device_out,
+                                                                                            out_stride, s, temporal)
+                  : m.global->process(src, src_stride, device_out, out_stride, s, temporal);
+  if (!st.ok()) return st;
   m.ran = true;
   m.last_stream = s;
   return {};
 }
 
-Status ToneMapper::set_params(const Params& params) {
-  if (Status s = check_params(params); !s.ok()) return s;
-  impl_->cfg.params = params;
-  impl_->curve = core::curve_params_from(params);
-  impl_->colour = colour_from(params);
+Status ToneMapper::set_params(const Params& params, bool* reallocated) {
+  Impl& m = *impl_;
+  const Params previous = m.cfg.params;
+  m.cfg.params = params;
+  if (Status s = m.ensure_pass(reallocated); !s.ok()) {
+    m.cfg.params = previous;
+    return s;
+  }
   return {};
 }
 
-void ToneMapper::set_stats_algorithm(StatsAlgorithm a) { impl_->cfg.stats = a; }
-void ToneMapper::set_scan_algorithm(ScanAlgorithm a) { impl_->cfg.scan = a; }
+Status ToneMapper::set_glare(const GlareParams& glare) {
+  Impl& m = *impl_;
+  const GlareParams previous = m.cfg.glare;
+  m.cfg.glare = glare;
+  Status s = m.configure_glare();
+  if (s.ok()) s = m.ensure_pass(nullptr);  // the operator pass may now read the float copy
+  if (!s.ok()) m.cfg.glare = previous;
+  return s;
+}
 
-Status ToneMapper::read_stats(FrameStats& stats) {
-  if (!impl_->ran) return invalid_argument("ToneMapper::read_stats: no frame processed yet");
-  TK_CUDA_CHECK(cudaStreamSynchronize(impl_->last_stream));
-  TK_CUDA_CHECK(cudaMemcpy(&stats, &impl_->frame->stats, sizeof(FrameStats), cudaMemcpyDeviceToHost));
+Status ToneMapper::set_temporal(bool on, const TemporalParams& params) {
+  if (params.cut_low_stops > params.cut_high_stops || !(params.tau_brighten >= 0) || !(params.tau_darken >= 0))
+    return invalid_argument("ToneMapper::set_temporal: time constants must be >= 0 and cut_low <= cut_high");
+  impl_->cfg.temporal = on;
+  impl_->cfg.temporal_params = params;
   return {};
 }
 
-const void* ToneMapper::device_stats() const { return &impl_->frame->stats; }
+void ToneMapper::set_tuning(const ToneMapperTuning& tuning) {
+  Impl& m = *impl_;
+  m.cfg.tuning = tuning;
+  if (m.global) {
+    m.global->set_stats_algorithm(tuning.stats);
+    m.global->set_scan_algorithm(tuning.scan);
+  }
+  for (auto& l : m.locals)
+    if (l) l->set_variant(tuning.variant);
+}
 
-void ToneMapper::enable_timings(bool on) { impl_->timings = on; }
+Status ToneMapper::read_temporal_state(TemporalState& state) {
+  if (Status s = impl_->sync(); !s.ok()) return s;
+  TK_CUDA_CHECK(cudaMemcpy(&state, impl_->state, sizeof state, cudaMemcpyDeviceToHost));
+  return {};
+}
+
+Status ToneMapper::reset_temporal() {
+  if (Status s = impl_->sync(); !s.ok()) return s;
+  TK_CUDA_CHECK(cudaMemset(impl_->state, 0, sizeof(TemporalState)));
+  return {};
+}
+
+Status ToneMapper::seed_temporal(const TemporalState& state) {
+  if (Status s = impl_->sync(); !s.ok()) return s;
+  TK_CUDA_CHECK(cudaMemcpy(impl_->state, &state, sizeof state, cudaMemcpyHostToDevice));
+  return {};
+}
+
+Status ToneMapper::read_stats(FrameStats& stats, FrameStats* adapted) {
+  Impl& m = *impl_;
+  if (!m.ran) return invalid_argument("ToneMapper::read_stats: no frame processed yet");
+  if (m.last_local) return m.locals[local_slot(m.cfg.params)]->read_stats(stats, adapted);
+  return m.global->read_stats(stats, adapted);
+}
+
+const void* ToneMapper::device_stats() const {
+  const Impl& m = *impl_;
+  if (m.cfg.params.op().locality == Locality::local)
+    return m.locals[local_slot(m.cfg.params)]->device_stats();
+  return m.global->device_stats();
+}
+
+void ToneMapper::enable_timings(bool on) {
+  Impl& m = *impl_;
+  m.timings = on;
+  if (m.global) m.global->enable_timings(on);
+  for (auto& l : m.locals)
+    if (l) l->enable_timings(on);
+}
 
 Status ToneMapper::read_timings(StageTimings& t) {
   Impl& m = *impl_;
   if (!m.timings || !m.ran) return invalid_argument("ToneMapper::read_timings: timings off or no frame processed");
-  float ms[4];
-  if (Status st = m.ev.elapsed(ms); !st.ok()) return st;
-  t.stats_ms = ms[0];
-  t.histogram_ms = ms[1];
-  t.map_ms = ms[2];
-  t.total_ms = ms[3];
+  t = StageTimings{};
+  if (m.last_local) {
+    cuda::LocalStageTimings l;
+    if (Status s = m.locals[local_slot(m.cfg.params)]->read_timings(l); !s.ok()) return s;
+    t.stats_ms = l.stats_ms;
+    t.local_ms = l.local_ms;
+    t.map_ms = l.map_ms;
+    t.total_ms = l.total_ms;
+  } else {
+    cuda::GlobalStageTimings g;
+    if (Status s = m.global->read_timings(g); !s.ok()) return s;
+    t.stats_ms = g.stats_ms;
+    t.histogram_ms = g.histogram_ms;
+    t.map_ms = g.map_ms;
+    t.total_ms = g.total_ms;
+  }
+  if (m.glare_ran) {
+    float ms = 0.0f;
+    TK_CUDA_CHECK(cudaEventElapsedTime(&ms, m.glare_start, m.glare_end));
+    t.glare_ms = ms;
+    t.total_ms += ms;
+  }
   return {};
 }
+
+std::size_t ToneMapper::scratch_bytes() const { return impl_->held_bytes + sizeof(TemporalState); }
 
 const ToneMapperConfig& ToneMapper::config() const { return impl_->cfg; }
 

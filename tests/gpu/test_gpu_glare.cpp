@@ -28,7 +28,7 @@
 
 #include "gpu/gpu_test_support.hpp"
 #include "tonekit/blur.hpp"
-#include "tonekit/glare_cuda.hpp"
+#include "cuda/blur/glare_engine.hpp"
 
 using namespace tonekit;
 

@@ -1,4 +1,4 @@
-// The CUDA local operators (LocalToneMapper) against the CPU reference (tonekit::cpu::tone_map on
+// The CUDA local operators (the ToneMapper) against the CPU reference (tonekit::cpu::tone_map on
 // the same input): reinhard-sat (every `sat` id, every dodge-and-burn variant), reinhard-local,
 // drago-local; sizes 1x1, 31x17, 1920x1080, 4097x2161; random and real images; default and user
 // streams. Tolerance (issue 4): 8-bit outputs equal in >= 99.9% of samples, never more than 2
@@ -34,7 +34,7 @@
 #include "sat/box_query.hpp"
 #include "sat/sat_table.hpp"
 #include "gpu/pfm.hpp"
-#include "tonekit/local_tone_mapper.hpp"
+#include "tonekit/tone_mapper.hpp"
 #include "tonekit/tonemap.hpp"
 
 using namespace tonekit;
@@ -97,8 +97,8 @@ HostFrame make_frame(const std::vector<float>& px, int w, int h, int src_c, Inpu
 
 struct Options {
   DodgeVariant variant = DodgeVariant::readonly_cache;
-  SatPrecision sat_auto = SatPrecision::tile_local_f64;  // LocalToneMapperConfig's default
-  int tile_width = 64;  // LocalToneMapperConfig's default tile: 64 x 64
+  SatPrecision sat_auto = SatPrecision::tile_local_f64;  // ToneMapperConfig's default
+  int tile_width = 64;  // ToneMapperConfig's default tile: 64 x 64
   int tile_height = 64;
   bool user_stream = false;
   int frames = 1;
@@ -205,17 +205,17 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
   FrameStats cpu_stats;
   ASSERT_TRUE(cpu::tone_map(f.view(), params, cpu.view(), &cpu_stats).ok());
 
-  LocalToneMapperConfig cfg;
+  ToneMapperConfig cfg;
   cfg.width = f.w;
   cfg.height = f.h;
   cfg.input = f.fmt;
   cfg.output = out_fmt;
   cfg.params = params;
-  cfg.variant = o.variant;
-  cfg.sat_auto = o.sat_auto;
-  cfg.tile_width = o.tile_width;
-  cfg.tile_height = o.tile_height;
-  auto mapper = LocalToneMapper::create(cfg);
+  cfg.tuning.variant = o.variant;
+  cfg.tuning.sat_auto = o.sat_auto;
+  cfg.tuning.tile_width = o.tile_width;
+  cfg.tuning.tile_height = o.tile_height;
+  auto mapper = ToneMapper::create(cfg);
   ASSERT_TRUE(mapper.ok()) << mapper.status().message();
   OutputImage gpu;
   gpu.allocate(f.w, f.h, out_fmt.channels, out_fmt.type);
@@ -477,25 +477,25 @@ TEST(GpuLocalGauss, test_gpu_recursive_gauss_close_to_exact) {
 
 TEST(GpuLocalErrors, test_gpu_local_rejects_global_operator_and_bad_size) {
   REQUIRE_GPU();
-  LocalToneMapperConfig cfg;
+  ToneMapperConfig cfg;
   cfg.width = 16;
   cfg.height = 16;
   cfg.params = params_for("reinhard");
-  EXPECT_FALSE(LocalToneMapper::create(cfg).ok());
+  EXPECT_TRUE(ToneMapper::create(cfg).ok());  // the one device class takes global operators too
   cfg.params = params_for("reinhard-sat");
-  cfg.tile_width = 48;  // the tile-local tables come in 32 and 64 pixel widths
-  auto bad_tile = LocalToneMapper::create(cfg);
+  cfg.tuning.tile_width = 48;  // the tile-local tables come in 32 and 64 pixel widths
+  auto bad_tile = ToneMapper::create(cfg);
   ASSERT_FALSE(bad_tile.ok());
   EXPECT_NE(bad_tile.status().message().find("tile_width"), std::string::npos) << bad_tile.status().message();
-  cfg.tile_width = 32;
-  cfg.tile_height = 64;  // 64 x 64 only
-  auto bad_height = LocalToneMapper::create(cfg);
+  cfg.tuning.tile_width = 32;
+  cfg.tuning.tile_height = 64;  // 64 x 64 only
+  auto bad_height = ToneMapper::create(cfg);
   ASSERT_FALSE(bad_height.ok());
   EXPECT_NE(bad_height.status().message().find("tile_height"), std::string::npos) << bad_height.status().message();
-  cfg.tile_width = 64;
-  cfg.tile_height = 32;
+  cfg.tuning.tile_width = 64;
+  cfg.tuning.tile_height = 32;
   cfg.width = 0;
-  EXPECT_FALSE(LocalToneMapper::create(cfg).ok());
+  EXPECT_FALSE(ToneMapper::create(cfg).ok());
 }
 
 // ---- real images: PFM files from $TONEKIT_GPU_IMAGES ----

@@ -197,9 +197,9 @@ void check_against_cpu(const Frame& frame, const char* op, OutputFormat out_fmt,
   cfg.input = frame.fmt;
   cfg.output = out_fmt;
   cfg.params = params.value();
-  cfg.stats = o.stats;
-  cfg.stats_blocks_per_sm = o.stats_blocks_per_sm;
-  cfg.scan = o.scan;
+  cfg.tuning.stats = o.stats;
+  cfg.tuning.stats_blocks_per_sm = o.stats_blocks_per_sm;
+  cfg.tuning.scan = o.scan;
   auto mapper = ToneMapper::create(cfg);
   ASSERT_TRUE(mapper.ok()) << mapper.status().message();
   DeviceBuffers d;
@@ -480,9 +480,9 @@ TEST(GpuErrors, test_gpu_errors) {
   cfg.output.channels = 2;
   EXPECT_EQ(ToneMapper::create(cfg).status().code(), StatusCode::invalid_argument);
   cfg.output.channels = 4;
-  cfg.stats_blocks_per_sm = -1;
+  cfg.tuning.stats_blocks_per_sm = -1;
   EXPECT_EQ(ToneMapper::create(cfg).status().code(), StatusCode::invalid_argument);
-  cfg.stats_blocks_per_sm = 0;
+  cfg.tuning.stats_blocks_per_sm = 0;
   auto m = ToneMapper::create(cfg);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m.value()->process(nullptr, 0, nullptr, 0).code(), StatusCode::invalid_argument);

@@ -1,4 +1,4 @@
-// GlareEngine (include/tonekit/glare_cuda.hpp): apply_glare (src/blur/glare.cpp) on the device.
+// GlareEngine (cuda/blur/glare_engine.hpp): apply_glare (src/blur/glare.cpp) on the device.
 // One frame is a fixed sequence of launches on one stream, with no host synchronisation:
 //   1. log_sum_kernel: per-block double partial sums of log(1e-6 + L) over the frame;
 //   2. key_kernel (one block): the partials in a fixed order -> log-average and threshold, which
@@ -22,7 +22,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device_allocations.hpp"
 #include "tonekit/blur_cuda.hpp"
-#include "tonekit/glare_cuda.hpp"
+#include "cuda/blur/glare_engine.hpp"
 
 namespace tonekit {
 namespace {

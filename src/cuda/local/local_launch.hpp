@@ -1,5 +1,5 @@
 // Dispatch layer of the CUDA local operators: the plain data the kernels share and the launch
-// functions (local_kernels.cu); LocalToneMapper (local_tone_mapper.cu) owns the scratch and calls
+// functions (local_kernels.cu); LocalPass (local_pass.cu) owns the scratch and calls
 // them in order on one stream.
 #pragma once
 #include <cuda_runtime.h>
@@ -8,7 +8,7 @@
 
 #include "core/local_settings.hpp"
 #include "sat/box_query.hpp"
-#include "tonekit/local_tone_mapper.hpp"
+#include "tonekit/tone_mapper.hpp"
 
 namespace tonekit::cuda_local {
 

@@ -1,6 +1,6 @@
-// LocalToneMapper: the device API of the local operators (include/tonekit/local_tone_mapper.hpp).
+// LocalPass: the local operators' pass of the device pipeline (cuda/local/local_pass.hpp).
 // process() enqueues on the caller's stream, with no allocation and no host synchronisation:
-//   statistics (the global backend's fused pass, cuda::launch_stats) -> luminance plane ->
+//   statistics (the global backend's fused pass, launch_stats) -> luminance plane ->
 //   core::make_local_settings_hd on the device -> local adaptation (summed-area table, Gaussian
 //   pyramid with the scale search, or window column sums) -> map (scale search of reinhard-sat
 //   fused here, curve, colour, transfer, quantise, store).
@@ -21,26 +21,17 @@
 #include "cuda/local/local_launch.hpp"
 #include "cuda/local/sat_gpu.hpp"
 #include "cuda/pipeline.hpp"
-#include "tonekit/local_tone_mapper.hpp"
+#include "cuda/local/local_pass.hpp"
 
-namespace tonekit {
+namespace tonekit::cuda {
 
-const char* dodge_variant_name(DodgeVariant v) {
-  switch (v) {
-    case DodgeVariant::global_loads: return "global";
-    case DodgeVariant::readonly_cache: return "readonly";
-    case DodgeVariant::shared_tiles: return "shared";
-  }
-  return "?";
-}
-
-struct LocalToneMapper::Impl {
-  LocalToneMapperConfig cfg;
+struct LocalPass::Impl {
+  LocalPassConfig cfg;
   int sm_count = 0;
-  cuda::FrameGeometry geo;
+  FrameGeometry geo;
   core::LocalParams lp;
-  cuda::DeviceFrame* frame = nullptr;
-  cuda::StatsScratch stats;
+  DeviceFrame* frame = nullptr;
+  StatsScratch stats;
   core::LocalSettings* settings = nullptr;
   // The search's level constants (cuda_local::LocalMapArgs), from the parameters alone.
   double level_offset[core::kMaxLocalScales] = {};    // core::activity_offset(s, i)
@@ -60,7 +51,7 @@ struct LocalToneMapper::Impl {
   double* colsum = nullptr;
   float saturation = 1.0f, gamma = 0.0f;
   int dither = 1;
-  cuda::StageEvents ev;
+  StageEvents ev;
   bool timings = false, ran = false;
   cudaStream_t last_stream = nullptr;
 
@@ -78,9 +69,9 @@ struct LocalToneMapper::Impl {
 #if !defined(__CUDA_ARCH__)
     const core::LocalKind kind = core::local_kind_for(p.op());
     if (kind == core::LocalKind::none)
-      return unsupported(std::string("operator '") + p.op().id + "' is not local: use ToneMapper");
+      return unsupported(std::string("operator '") + p.op().id + "' is not local");
     if (lp.kind != core::LocalKind::none && kind != lp.kind)
-      return invalid_argument("LocalToneMapper::set_params: another operator needs another LocalToneMapper");
+      return invalid_argument("LocalPass::set_params: another local operator needs another pass");
     lp = core::local_params_from(p);
     {  // the activity offsets depend on phi and the key only: the host's, as the CPU reference's
       const core::LocalSettings hs = core::make_local_settings_hd(lp, core::CurveStats{});
@@ -107,18 +98,18 @@ struct LocalToneMapper::Impl {
     const std::size_t n = static_cast<std::size_t>(w) * h;
     geo.width = w;
     geo.height = h;
-    geo.groups_per_row = (w + cuda::kGroup - 1) / cuda::kGroup;
+    geo.groups_per_row = (w + kGroup - 1) / kGroup;
     geo.total_groups = static_cast<long long>(geo.groups_per_row) * h;
-    cuda::StatsScratchSizes z;
-    if (Status s = cuda::stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z); !s.ok()) return s;
+    StatsScratchSizes z;
+    if (Status s = stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z); !s.ok()) return s;
     stats.fused_grid = z.fused_grid;
     stats.fused_head_groups = z.fused_head_groups;
     stats.flat_grid = z.flat_grid;
     stats.bulk_grid = z.bulk_grid;
     stats.cub_temp_bytes = z.cub_temp_bytes;
-    TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(cuda::DeviceFrame)));
-    TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(cuda::DeviceFrame)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.partials, z.partials * sizeof(cuda::StatsPartial)));
+    TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(DeviceFrame)));
+    TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(DeviceFrame)));
+    TK_CUDA_CHECK(cudaMalloc(&stats.partials, z.partials * sizeof(StatsPartial)));
     TK_CUDA_CHECK(cudaMalloc(&settings, sizeof(core::LocalSettings)));
     TK_CUDA_CHECK(cudaMalloc(&plane, n * sizeof(float)));
     switch (lp.kind) {
@@ -144,39 +135,40 @@ struct LocalToneMapper::Impl {
   }
 };
 
-LocalToneMapper::LocalToneMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-LocalToneMapper::~LocalToneMapper() = default;
+LocalPass::LocalPass(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LocalPass::~LocalPass() = default;
 
-Result<std::unique_ptr<LocalToneMapper>> LocalToneMapper::create(const LocalToneMapperConfig& config) {
-  if (Status s = cuda::check_frame_config("LocalToneMapper", config.width, config.height, config.output); !s.ok()) return s;
+Result<std::unique_ptr<LocalPass>> LocalPass::create(const LocalPassConfig& config) {
+  if (Status s = check_frame_config("ToneMapper", config.width, config.height, config.output); !s.ok()) return s;
   if (config.tile_width != 32 && config.tile_width != 64)
-    return invalid_argument("LocalToneMapper: tile_width must be 32 or 64, got " + std::to_string(config.tile_width));
+    return invalid_argument("ToneMapper: tile_width must be 32 or 64, got " + std::to_string(config.tile_width));
   if (config.tile_height != 32 && !(config.tile_height == 64 && config.tile_width == 64))
-    return invalid_argument("LocalToneMapper: tile_height must be 32 (or 64 with tile_width 64), got " +
+    return invalid_argument("ToneMapper: tile_height must be 32 (or 64 with tile_width 64), got " +
                             std::to_string(config.tile_height));
-  if (Status s = cuda::check_device_present(); !s.ok()) return s;
+  if (Status s = check_device_present(); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;
   if (Status s = impl->init(); !s.ok()) return s;
-  return std::unique_ptr<LocalToneMapper>(new LocalToneMapper(std::move(impl)));
+  return std::unique_ptr<LocalPass>(new LocalPass(std::move(impl)));
 }
 
-Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
-                                CUstream_st* stream) {
+Status LocalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
+                                CUstream_st* stream, const core::TemporalControl& temporal) {
   Impl& m = *impl_;
-  const LocalToneMapperConfig& c = m.cfg;
-  if (Status st = cuda::check_frame_buffers("LocalToneMapper", c.input, c.output, c.width, device_in, in_stride, device_out,
+  const LocalPassConfig& c = m.cfg;
+  if (Status st = check_frame_buffers("ToneMapper", c.input, c.output, c.width, device_in, in_stride, device_out,
                                                  out_stride);
       !st.ok())
     return st;
   cudaStream_t s = stream;
   const int w = c.width, h = c.height;
-  cuda::FrameGeometry g = m.geo;
+  FrameGeometry g = m.geo;
   g.in = static_cast<const unsigned char*>(device_in);
   g.in_stride = in_stride;
   if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
-  const core::CurveParams curve{};  // the statistics pass derives (unused) linear constants too
-  if (Status st = cuda::launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok())
+  core::CurveParams curve{};  // the statistics pass derives (unused) linear constants too
+  curve.temporal = temporal;
+  if (Status st = launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok())
     return st;
   const int scales = m.lp.scales < 1 ? 1 : (m.lp.scales > core::kMaxLocalScales ? core::kMaxLocalScales : m.lp.scales);
   const auto algo = static_cast<sat::SatAlgorithm>(m.lp.sat);
@@ -185,7 +177,7 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
                           c.sat_auto == SatPrecision::tile_local_f64;
   if (!tile_local)
     if (Status st = cuda_local::launch_luminance_plane(c.input, g.in, in_stride, w, h, m.plane, s); !st.ok()) return st;
-  if (Status st = cuda_local::launch_local_settings(m.lp, &m.frame->stats, m.settings, s); !st.ok()) return st;
+  if (Status st = cuda_local::launch_local_settings(m.lp, &m.frame->adapted, m.settings, s); !st.ok()) return st;
   if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
 
   cuda_local::LocalMapArgs a;
@@ -238,7 +230,7 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
       if (Status st = cuda_local::launch_drago_columns(m.plane, w, h, m.settings, m.colsum, s); !st.ok()) return st;
       a.colsum = m.colsum;
       break;
-    case core::LocalKind::none: return invalid_argument("LocalToneMapper: no local operator");
+    case core::LocalKind::none: return invalid_argument("ToneMapper: no local operator");
   }
   if (Status st = m.timings ? m.ev.record(2, s) : Status{}; !st.ok()) return st;
   if (Status st = cuda_local::launch_local_map(c.input, path, c.variant, a, s); !st.ok()) return st;
@@ -248,26 +240,28 @@ Status LocalToneMapper::process(const void* device_in, std::size_t in_stride, vo
   return {};
 }
 
-Status LocalToneMapper::set_params(const Params& params) {
+Status LocalPass::set_params(const Params& params) {
   if (Status s = impl_->apply_params(params); !s.ok()) return s;
   impl_->cfg.params = params;
   return {};
 }
 
-void LocalToneMapper::set_variant(DodgeVariant v) { impl_->cfg.variant = v; }
+void LocalPass::set_variant(DodgeVariant v) { impl_->cfg.variant = v; }
 
-Status LocalToneMapper::read_stats(FrameStats& stats) {
-  if (!impl_->ran) return invalid_argument("LocalToneMapper::read_stats: no frame processed yet");
+Status LocalPass::read_stats(FrameStats& stats, FrameStats* adapted) {
+  if (!impl_->ran) return invalid_argument("LocalPass::read_stats: no frame processed yet");
   TK_CUDA_CHECK(cudaStreamSynchronize(impl_->last_stream));
   TK_CUDA_CHECK(cudaMemcpy(&stats, &impl_->frame->stats, sizeof(FrameStats), cudaMemcpyDeviceToHost));
+  if (adapted)
+    TK_CUDA_CHECK(cudaMemcpy(adapted, &impl_->frame->adapted, sizeof(FrameStats), cudaMemcpyDeviceToHost));
   return {};
 }
 
-void LocalToneMapper::enable_timings(bool on) { impl_->timings = on; }
+void LocalPass::enable_timings(bool on) { impl_->timings = on; }
 
-Status LocalToneMapper::read_timings(LocalStageTimings& t) {
+Status LocalPass::read_timings(LocalStageTimings& t) {
   Impl& m = *impl_;
-  if (!m.timings || !m.ran) return invalid_argument("LocalToneMapper::read_timings: timings off or no frame processed");
+  if (!m.timings || !m.ran) return invalid_argument("LocalPass::read_timings: timings off or no frame processed");
   float ms[4];
   if (Status st = m.ev.elapsed(ms); !st.ok()) return st;
   t.stats_ms = ms[0];
@@ -277,6 +271,8 @@ Status LocalToneMapper::read_timings(LocalStageTimings& t) {
   return {};
 }
 
-const LocalToneMapperConfig& LocalToneMapper::config() const { return impl_->cfg; }
+const void* LocalPass::device_stats() const { return &impl_->frame->stats; }
 
-}  // namespace tonekit
+const LocalPassConfig& LocalPass::config() const { return impl_->cfg; }
+
+}  // namespace tonekit::cuda

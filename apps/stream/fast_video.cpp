@@ -27,7 +27,8 @@ inline unsigned sample(const std::uint8_t* p, std::size_t i) {
 // vector powf, tried first, took 2.0 s of CPU for six 4K frames against 1.0 s with this): log2 of
 // the mantissa, centred on [sqrt(1/2), sqrt(2)), from the atanh series in t = (m - 1) / (m + 1),
 // |t| <= 0.172, to t^9 (next term < 1e-9); exp2 of the fraction by its Taylor series to degree 7
-// (< 2e-7 relative), the integer part put into the exponent bits. For the curves here |b log2 a|
+// (< 2e-7 relative; degree 6 was measured to flip 6x more Y' codes), the integer part put into
+// the exponent bits. For the curves here |b log2 a|
 // stays below ~130, so the result is within ~1e-4 relative of powf: inside half an 8-bit code.
 inline float fast_log2(float a) {
   std::uint32_t bits;
@@ -146,6 +147,42 @@ TK_CLONES void encode_row(const float* __restrict rgb, const float* __restrict n
   }
 }
 
+// Cb, Cr codes (as whole floats) of the `full` 2-column blocks of a block row: core::block_mean's
+// order ((v00 + v10) + v01) + v11, then core::chroma_codes8's quantisation, branch-free. `ncb`,
+// `ncr` hold each block's dither noise (zeros without dither). The odd last column, if any, is
+// left to the caller.
+TK_CLONES void chroma_row(const float* __restrict cb_top, const float* __restrict cb_bottom,
+                          const float* __restrict cr_top, const float* __restrict cr_bottom, int full, bool two_rows,
+                          const float* __restrict ncb, const float* __restrict ncr, float* __restrict cb_code,
+                          float* __restrict cr_code) {
+  const float scale = two_rows ? 0.25f : 0.5f;
+  for (int bx = 0; bx < full; ++bx) {
+    const int x0 = 2 * bx;
+    float cb = cb_top[x0] + cb_top[x0 + 1];
+    float cr = cr_top[x0] + cr_top[x0 + 1];
+    if (two_rows) {
+      cb = (cb + cb_bottom[x0]) + cb_bottom[x0 + 1];
+      cr = (cr + cr_bottom[x0]) + cr_bottom[x0 + 1];
+    }
+    float vb = 128.0f + 224.0f * std::min(0.5f, std::max(-0.5f, cb * scale));
+    float vr = 128.0f + 224.0f * std::min(0.5f, std::max(-0.5f, cr * scale));
+    vb += ((vb > 16.0f) & (vb < 240.0f)) ? ncb[bx] : 0.0f;
+    vr += ((vr > 16.0f) & (vr < 240.0f)) ? ncr[bx] : 0.0f;
+    cb_code[bx] = std::min(240.0f, std::max(16.0f, std::floor(vb + 0.5f)));
+    cr_code[bx] = std::min(240.0f, std::max(16.0f, std::floor(vr + 0.5f)));
+  }
+}
+
+// The chroma dither of block row `by`: fields 1 and 2 of the hash of each block's top-left pixel.
+void chroma_dither_row(int blocks, int by, float* ncb, float* ncr) {
+  const std::uint32_t seed = core::dither_row_seed(2 * by);
+  for (int bx = 0; bx < blocks; ++bx) {
+    const std::uint32_t h = core::dither_pixel_hash(2 * bx, seed);
+    ncb[bx] = core::dither_noise_from_hash(h, 1);
+    ncr[bx] = core::dither_noise_from_hash(h, 2);
+  }
+}
+
 void dither_row(int n, int y, float* noise) {
   const std::uint32_t seed = core::dither_row_seed(y);
   for (int x = 0; x < n; ++x) noise[x] = core::dither_noise_from_hash(core::dither_pixel_hash(x, seed), 0);
@@ -229,6 +266,7 @@ void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, s
     // (core's fixed order) and their codes.
     std::vector<float> cbs(2 * static_cast<std::size_t>(w)), crs(cbs.size()), codes(static_cast<std::size_t>(w));
     std::vector<float> planar(3 * static_cast<std::size_t>(w)), noise(static_cast<std::size_t>(w), 0.0f);
+    std::vector<float> ncb(static_cast<std::size_t>(cw), 0.0f), ncr(ncb.size()), cb_codes(ncb.size()), cr_codes(ncb.size());
     for (int by = b0; by < b1; ++by) {
       const int rows = 2 * by + 1 < h ? 2 : 1;
       for (int r = 0; r < rows; ++r) {
@@ -243,20 +281,32 @@ void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, s
       const float* cb_bottom = cbs.data() + static_cast<std::size_t>(rows - 1) * w;
       const float* cr_top = crs.data();
       const float* cr_bottom = crs.data() + static_cast<std::size_t>(rows - 1) * w;
-      for (int bx = 0; bx < cw; ++bx) {
-        const int cols = 2 * bx + 1 < w ? 2 : 1;
-        const int x0 = 2 * bx, x1 = x0 + cols - 1;
+      const int full = w / 2;  // blocks with two columns; an odd width adds one of one column
+      if (dither) chroma_dither_row(full, by, ncb.data(), ncr.data());
+      chroma_row(cb_top, cb_bottom, cr_top, cr_bottom, full, rows == 2, ncb.data(), ncr.data(), cb_codes.data(),
+                 cr_codes.data());
+      std::uint8_t* cb_out = c_plane + static_cast<std::size_t>(by) * cw * (layout == OutputLayout::nv12 ? 2 : 1);
+      if (layout == OutputLayout::nv12) {
+        for (int bx = 0; bx < full; ++bx) {
+          cb_out[2 * bx] = static_cast<std::uint8_t>(static_cast<int>(cb_codes[static_cast<std::size_t>(bx)]));
+          cb_out[2 * bx + 1] = static_cast<std::uint8_t>(static_cast<int>(cr_codes[static_cast<std::size_t>(bx)]));
+        }
+      } else {
+        store_codes(cb_codes.data(), full, cb_out);
+        store_codes(cr_codes.data(), full, cb_out + c_size);
+      }
+      if (full < cw) {  // the odd last column, through the reference's own functions
+        const int x0 = 2 * full;
         unsigned cb, cr;
-        core::chroma_codes8(core::block_mean(cb_top[x0], cb_top[x1], cb_bottom[x0], cb_bottom[x1], cols, rows),
-                            core::block_mean(cr_top[x0], cr_top[x1], cr_bottom[x0], cr_bottom[x1], cols, rows), dither,
-                            bx, by, cb, cr);
-        const std::size_t i = static_cast<std::size_t>(by) * cw + bx;
+        core::chroma_codes8(core::block_mean(cb_top[x0], cb_top[x0], cb_bottom[x0], cb_bottom[x0], 1, rows),
+                            core::block_mean(cr_top[x0], cr_top[x0], cr_bottom[x0], cr_bottom[x0], 1, rows), dither,
+                            full, by, cb, cr);
         if (layout == OutputLayout::nv12) {
-          c_plane[2 * i] = static_cast<std::uint8_t>(cb);
-          c_plane[2 * i + 1] = static_cast<std::uint8_t>(cr);
+          cb_out[2 * full] = static_cast<std::uint8_t>(cb);
+          cb_out[2 * full + 1] = static_cast<std::uint8_t>(cr);
         } else {
-          c_plane[i] = static_cast<std::uint8_t>(cb);
-          c_plane[c_size + i] = static_cast<std::uint8_t>(cr);
+          cb_out[full] = static_cast<std::uint8_t>(cb);
+          cb_out[c_size + full] = static_cast<std::uint8_t>(cr);
         }
       }
     }

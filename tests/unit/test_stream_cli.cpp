@@ -502,3 +502,19 @@ TEST_F(StreamCli, FastPathWithinOneCodeOfTheReference) {
     EXPECT_LE(differ, fast.size() / 200) << extra << ": " << differ << " of " << fast.size() << " bytes differ";
   }
 }
+
+// `tonekit demo` shows the sequence per frame and with --temporal, with the key plot.
+TEST_F(StreamCli, DemoShowsTheSequence) {
+  const ShellRun r = sh("$T demo --out d --size 32x18 --repeat 1 --scenes gradient-ramp --sequence-frames 12 --backend cpu > /dev/null");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Bytes keys = file("d/sequence/keys.csv");
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), '\n'), 13) << "a header and one row per frame";
+  const Bytes svg = file("d/sequence/keys.svg");
+  EXPECT_EQ(std::string(svg.begin(), svg.begin() + 4), "<svg");
+  for (const char* clip : {"per_frame", "temporal"})
+    EXPECT_TRUE(fs::exists(dir_ / "d" / "sequence" / (std::string(clip) + ".mp4")) ||
+                fs::exists(dir_ / "d" / "sequence" / (std::string(clip) + ".y4m")))
+        << clip;
+  const Bytes html = file("d/index.html");
+  EXPECT_NE(std::string(html.begin(), html.end()).find("sequence/keys.svg"), std::string::npos);
+}

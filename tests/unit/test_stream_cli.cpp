@@ -518,3 +518,21 @@ TEST_F(StreamCli, DemoShowsTheSequence) {
   const Bytes html = file("d/index.html");
   EXPECT_NE(std::string(html.begin(), html.end()).find("sequence/keys.svg"), std::string::npos);
 }
+
+// The progress line: drawn on a terminal (util-linux `script` gives the run one), with the frame
+// count, rate and time left; nothing at all on stderr when it is a file or a pipe.
+TEST_F(StreamCli, ProgressOnlyOnATerminal) {
+  spit(dir_ / "in.y4m", y4m_clip(6, 10));
+  const ShellRun quiet = sh("$T stream in.y4m out.yuv --backend cpu");
+  EXPECT_EQ(quiet.code, 0);
+  EXPECT_EQ(quiet.err, "") << "stderr is a file here: no progress line";
+  if (std::system("command -v script > /dev/null 2>&1") != 0) GTEST_SKIP() << "util-linux script not installed";
+  const ShellRun tty = sh("script -qfec \"$T stream in.y4m out2.yuv --backend cpu\" /dev/null > tty.txt");
+  EXPECT_EQ(tty.code, 0) << tty.err;
+  const Bytes seen = file("tty.txt");
+  const std::string text(seen.begin(), seen.end());
+  EXPECT_NE(text.find("frame 1/6"), std::string::npos) << text;
+  EXPECT_NE(text.find("fps"), std::string::npos) << text;
+  EXPECT_NE(text.find("left"), std::string::npos) << text;
+  EXPECT_EQ(file("out.yuv"), file("out2.yuv"));
+}

@@ -181,19 +181,26 @@ TK_CLONES void chroma_row(const float* __restrict cb_top, const float* __restric
   }
 }
 
+// core::dither_noise_from_hash(h, field) through a signed conversion (the same value; GCC keeps
+// the unsigned one scalar), so that the dither loops below vectorise.
+inline float noise_field(std::uint32_t h, unsigned field) {
+  const unsigned shift = 8U * field;
+  return static_cast<float>(static_cast<int>(((h >> shift) & 15U) + ((h >> (shift + 4U)) & 15U)) - 15) * (1.0f / 16.0f);
+}
+
 // The chroma dither of block row `by`: fields 1 and 2 of the hash of each block's top-left pixel.
-void chroma_dither_row(int blocks, int by, float* ncb, float* ncr) {
+TK_CLONES void chroma_dither_row(int blocks, int by, float* __restrict ncb, float* __restrict ncr) {
   const std::uint32_t seed = core::dither_row_seed(2 * by);
   for (int bx = 0; bx < blocks; ++bx) {
     const std::uint32_t h = core::dither_pixel_hash(2 * bx, seed);
-    ncb[bx] = core::dither_noise_from_hash(h, 1);
-    ncr[bx] = core::dither_noise_from_hash(h, 2);
+    ncb[bx] = noise_field(h, 1);
+    ncr[bx] = noise_field(h, 2);
   }
 }
 
-void dither_row(int n, int y, float* noise) {
+TK_CLONES void dither_row(int n, int y, float* __restrict noise) {
   const std::uint32_t seed = core::dither_row_seed(y);
-  for (int x = 0; x < n; ++x) noise[x] = core::dither_noise_from_hash(core::dither_pixel_hash(x, seed), 0);
+  for (int x = 0; x < n; ++x) noise[x] = noise_field(core::dither_pixel_hash(x, seed), 0);
 }
 
 // Whole codes held as floats -> bytes (a loop of its own: mixing 8-bit stores into the float

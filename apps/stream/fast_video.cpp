@@ -1,6 +1,7 @@
 #include "stream/fast_video.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "core/video_colour.hpp"
@@ -215,6 +216,21 @@ DecodeRowFn pick_decode_row(bool linear, bool bt2020) {
   return bt2020 ? decode_row<false, true> : decode_row<false, false>;
 }
 
+// Rows [0, n) in chunks of `chunk` handed out from an atomic counter to every worker: on a shared
+// machine a core taken by another process then slows the frame by its share only, where fixed
+// bands (cpu::parallel_rows) wait for the slowest band.
+template <class F>
+void for_row_chunks(int n, int chunk, F&& body) {
+  std::atomic<int> next{0};
+  cpu::parallel_rows(cpu::worker_count(), [&](int, int, int) {
+    for (;;) {
+      const int r0 = next.fetch_add(chunk, std::memory_order_relaxed);
+      if (r0 >= n) return;
+      body(r0, std::min(n, r0 + chunk));
+    }
+  });
+}
+
 }  // namespace
 
 bool FastVideo::covers(InputFormat format, const InputColour& colour, bool yuv_output, double gamma) {
@@ -237,7 +253,7 @@ void FastVideo::decode(const std::uint8_t* frame, Image& scene) const {
                     full ? 0.0f : 64.0f, full ? 1.0f / 1023.0f : 1.0f / 876.0f};
   const DecodeRowFn row_fn = pick_decode_row(colour_.transfer == Transfer::linear, colour_.primaries == Primaries::bt2020);
   const float cs = full ? 1.0f / 1023.0f : 1.0f / 896.0f;
-  cpu::parallel_rows(h, [&](int, int r0, int r1) {
+  for_row_chunks(h, 16, [&](int r0, int r1) {
     std::vector<float> cb_row(static_cast<std::size_t>(cw)), cr_row(cb_row.size());
     std::vector<float> cb_full(static_cast<std::size_t>(w)), cr_full(cb_full.size());
     std::vector<std::uint16_t> luma(static_cast<std::size_t>(w));
@@ -276,7 +292,7 @@ void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, s
   std::uint8_t* y_plane = out;
   std::uint8_t* c_plane = out + static_cast<std::size_t>(w) * h;
   const std::size_t c_size = static_cast<std::size_t>(cw) * ch;
-  cpu::parallel_rows(ch, [&](int, int b0, int b1) {
+  for_row_chunks(ch, 8, [&](int b0, int b1) {
     // Per block row: Y' codes of both luma rows with each pixel's Cb, Cr, then the block means
     // (core's fixed order) and their codes.
     std::vector<float> cbs(2 * static_cast<std::size_t>(w)), crs(cbs.size()), codes(static_cast<std::size_t>(w));

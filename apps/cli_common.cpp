@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -177,6 +179,30 @@ Status write_output(const std::string& path, const OutputSpec& spec, const Outpu
     case io::OutputKind::unknown: break;
   }
   return invalid_argument("unknown output format for '" + path + "'");
+}
+
+void add_glare_options(CLI::App* cmd, GlareParams& glare) {
+  cmd->add_option("--glare", glare.strength,
+                  "glare/bloom strength (0 = off): blurred bright-pass added to the scene before mapping")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  cmd->add_option("--glare-threshold", glare.threshold,
+                  "glare bright-pass knee, in multiples of the frame's log-average luminance")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--glare-radius", glare.radius, "glare core sigma as a fraction of the longer image side")
+      ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
+}
+
+Result<Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const std::string& s : settings) {
+    auto kv = parse_setting(s);
+    if (!kv.ok()) return kv.status();
+    pairs.push_back(*kv);
+  }
+  return prepare_params(op, pairs);
 }
 
 std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }

@@ -4,7 +4,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "tonekit/blur.hpp"
 #include "tonekit/image.hpp"
 #include "tonekit/io.hpp"
 #include "tonekit/operators.hpp"
@@ -72,6 +74,11 @@ class Progress {
   bool drawn_ = false;
 };
 
+// --glare, --glare-threshold and --glare-radius, as every verb that maps takes them.
+void add_glare_options(CLI::App* cmd, GlareParams& glare);
+// --op ID with its --set NAME=VALUE list, validated by the registry (prepare_params).
+Result<Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings);
+
 // Verbs: each adds its subcommand and sets `exit_code` when it runs.
 void add_map_command(CLI::App& app, int& exit_code);
 void add_info_command(CLI::App& app, int& exit_code);
@@ -82,5 +89,6 @@ void add_blur_command(CLI::App& app, int& exit_code);
 void add_studio_command(CLI::App& app, int& exit_code);
 void add_quality_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
+void add_stream_command(CLI::App& app, int& exit_code);
 
 }  // namespace tonekit::cli

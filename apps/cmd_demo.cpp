@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cli_common.hpp"
+#include "demo_sequence.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/synth.hpp"
 
@@ -30,6 +31,7 @@ struct DemoOptions {
   int repeat = 3;
   int thumb_width = 480;
   bool keep_hdr = false;
+  int sequence_frames = 72;  // the night-drive sequence, per frame vs --temporal (0: skip)
 };
 
 struct Source {
@@ -104,7 +106,7 @@ std::string params_text(const Params& p) {
 }
 
 Status write_html(const fs::path& html_path, const std::vector<Row>& rows, const std::string& size_text,
-                  const std::string& backend_text, int repeat) {
+                  const std::string& backend_text, int repeat, const std::string& sequence_html) {
   std::string h =
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>tonekit demo</title>\n<style>\n"
       "body{font-family:sans-serif;background:#222;color:#ddd;margin:1em}\n"
@@ -146,7 +148,7 @@ Status write_html(const fs::path& html_path, const std::vector<Row>& rows, const
     }
     h += "</tr>\n";
   }
-  h += "</table>\n</body></html>\n";
+  h += "</table>\n" + sequence_html + "</body></html>\n";
   return io::write_file_atomically(html_path.string(), h);
 }
 
@@ -288,7 +290,15 @@ int run_demo(const DemoOptions& o) {
     }
     std::printf("\n");
   }
-  Status s = write_html(out_dir / "index.html", rows, o.size, backend_name(used), o.repeat);
+  std::string sequence_html;
+  if (o.sequence_frames > 0) {
+    DemoSequence d;
+    d.frames = o.sequence_frames;
+    auto section = write_demo_sequence(out_dir, d, *prepare_params("reinhard"));
+    if (section.ok()) sequence_html = *section;
+    else worst = std::max(worst, report(section.status()));
+  }
+  Status s = write_html(out_dir / "index.html", rows, o.size, backend_name(used), o.repeat, sequence_html);
   if (!s.ok()) return std::max(worst, report(s));
   std::printf("contact sheet: %s\n", (out_dir / "index.html").string().c_str());
   return worst;
@@ -307,6 +317,10 @@ void add_demo_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--scenes", o->scenes, "only these scenes (default: all)")->delimiter(',');
   cmd->add_option("--repeat", o->repeat, "timed runs per cell (the median is reported)")->capture_default_str();
   cmd->add_option("--thumb-width", o->thumb_width, "thumbnail width in pixels")->capture_default_str();
+  cmd->add_option("--sequence-frames", o->sequence_frames,
+                  "frames of the night-drive sequence mapped per frame and with --temporal into MP4s (0: skip)")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
   cmd->add_flag("--keep-hdr", o->keep_hdr, "also write the synthesised scenes as EXR into OUT/hdr/");
   cmd->callback([o, &exit_code] { exit_code = run_demo(*o); });
 }

@@ -2,6 +2,7 @@
 // atomic counter to std::threads, so uneven rows (sky vs road) balance across cores.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <new>
 #include <string>
 #include <thread>
@@ -54,6 +55,40 @@ const SceneEntry* find_entry(std::string_view id) {
 
 }  // namespace
 
+Frame make_frame(int width, int height) {
+  Frame frame;
+  frame.width = width;
+  frame.height = height;
+  frame.aspect = static_cast<float>(width) / static_cast<float>(height);
+  frame.pixel = 1.0f / static_cast<float>(height);
+  return frame;
+}
+
+void render_rows(const Frame& frame, const std::function<void(int y, float* rgb)>& shade, Image& image, unsigned threads) {
+  const int height = frame.height;
+  constexpr int kRowsPerChunk = 8;
+  std::atomic<int> next_row{0};
+  auto work = [&] {
+    for (;;) {
+      int y0 = next_row.fetch_add(kRowsPerChunk, std::memory_order_relaxed);
+      if (y0 >= height) return;
+      int y1 = std::min(height, y0 + kRowsPerChunk);
+      for (int y = y0; y < y1; ++y) shade(y, image.row(y));
+    }
+  };
+
+  unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  n = std::min<unsigned>(n, static_cast<unsigned>((height + kRowsPerChunk - 1) / kRowsPerChunk));
+  std::vector<std::thread> pool;
+  try {
+    for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // Fewer threads than asked for: the ones running (and this one) still finish every row.
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+}
+
 const std::vector<SceneInfo>& all_scenes() {
   static const std::vector<SceneInfo> infos = [] {
     std::vector<SceneInfo> v;
@@ -100,33 +135,8 @@ Result<Image> render_scene(std::string_view id, int width, int height, unsigned 
   image.meta.source_channels = "R,G,B";
   image.meta.notes.push_back("scene " + std::string(id));
 
-  Frame frame;
-  frame.width = width;
-  frame.height = height;
-  frame.aspect = static_cast<float>(width) / static_cast<float>(height);
-  frame.pixel = 1.0f / static_cast<float>(height);
-
-  constexpr int kRowsPerChunk = 8;
-  std::atomic<int> next_row{0};
-  auto work = [&] {
-    for (;;) {
-      int y0 = next_row.fetch_add(kRowsPerChunk, std::memory_order_relaxed);
-      if (y0 >= height) return;
-      int y1 = std::min(height, y0 + kRowsPerChunk);
-      for (int y = y0; y < y1; ++y) entry->shade(frame, y, image.row(y));
-    }
-  };
-
-  unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-  n = std::min<unsigned>(n, static_cast<unsigned>((height + kRowsPerChunk - 1) / kRowsPerChunk));
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
-  } catch (const std::system_error&) {
-    // Fewer threads than asked for: the ones running (and this one) still finish every row.
-  }
-  work();
-  for (std::thread& t : pool) t.join();
+  const Frame frame = make_frame(width, height);
+  render_rows(frame, [&](int y, float* rgb) { entry->shade(frame, y, rgb); }, image, threads);
   return image;
 }
 

@@ -4,6 +4,9 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <functional>
+
+#include "tonekit/image.hpp"
 
 namespace tonekit::synth {
 
@@ -20,6 +23,11 @@ struct Frame {
 
 // Shades row y of the frame into rgb (width * 3 floats).
 using RowShader = void (*)(const Frame& frame, int y, float* rgb);
+
+// The frame geometry of a width x height render, and the threaded renderer: rows handed out
+// in small chunks from an atomic counter, so uneven rows (sky vs road) balance across cores.
+Frame make_frame(int width, int height);
+void render_rows(const Frame& frame, const std::function<void(int y, float* rgb)>& shade, Image& image, unsigned threads);
 
 struct Rgb {
   float r = 0, g = 0, b = 0;
@@ -177,6 +185,18 @@ inline float glow(float dx, float dy, float r0, float peak, float reach) {
 
 // The scenes (one file each).
 void shade_night_drive(const Frame& frame, int y, float* rgb);
+// The night drive's camera (the sequence's tunnel uses the same one).
+constexpr float kNightDriveHorizon = 0.43f;  // screen y of the horizon
+constexpr float kNightDriveFocal = 1.1f;     // focal length in image heights
+constexpr float kNightDriveEye = 1.25f;      // camera height, m
+// The night drive's moving parts, for the sequence (sequence_night_drive.cpp); the default
+// state is the still scene.
+struct NightDriveState {
+  float travel = 0.0f;    // metres driven: lamps, sign and road texture slide toward the camera
+  float car_z = 65.0f;    // distance of the oncoming car, m (<= 1: it has passed)
+  float daylight = 0.0f;  // 0 night .. 1 day: sky and ambient light rise, the lamps go out
+};
+void shade_night_drive_state(const Frame& frame, int y, float* rgb, const NightDriveState& state);
 void shade_window_interior(const Frame& frame, int y, float* rgb);
 void shade_gradient_ramp(const Frame& frame, int y, float* rgb);
 void shade_sunset(const Frame& frame, int y, float* rgb);

@@ -1,0 +1,156 @@
+#include "stream/frame_mapper.hpp"
+
+#include <cstring>
+
+#include "core/half.hpp"
+#include "core/map_settings.hpp"
+#include "cpu/video_decode.hpp"
+#include "cpu/video_encode.hpp"
+
+namespace tonekit::stream {
+namespace {
+
+bool is_float_rgb(InputFormat f) {
+  return f == InputFormat::rgb_f32 || f == InputFormat::rgba_f32 || f == InputFormat::rgba_f16;
+}
+
+// Output pixel type and channels tone_map must produce for each sink (YUV: linear display
+// float, which the encoder turns into 8-bit Y'CbCr).
+OutputFormat mapped_format(OutputKind kind, io::OutputKind image_kind) {
+  switch (kind) {
+    case OutputKind::rgba: return {PixelType::u8, 4};
+    case OutputKind::rgb24: return {PixelType::u8, 3};
+    case OutputKind::sequence: return {image_kind == io::OutputKind::exr ? PixelType::f32 : PixelType::u8, 3};
+    default: return {PixelType::f32, 3};
+  }
+}
+
+bool is_yuv_output(OutputKind k) { return k == OutputKind::yuv420p || k == OutputKind::nv12 || k == OutputKind::y4m; }
+
+// Any host float/half view into an owning float image with the same channels.
+void copy_to_image(const ImageView& v, Image& image) {
+  if (image.width != v.width || image.height != v.height || image.channels != v.channels)
+    image = Image(v.width, v.height, v.channels);
+  for (int y = 0; y < v.height; ++y) {
+    float* dst = image.row(y);
+    const std::size_t n = static_cast<std::size_t>(v.width) * static_cast<std::size_t>(v.channels);
+    if (v.type == PixelType::f32) {
+      std::memcpy(dst, v.row<const float>(y), n * sizeof(float));
+    } else {
+      const auto* src = v.row<const std::uint16_t>(y);
+      for (std::size_t i = 0; i < n; ++i) dst[i] = core::half_to_float(src[i]);
+    }
+  }
+}
+
+}  // namespace
+
+FrameMapper::~FrameMapper() {
+  if (log_) std::fclose(log_);
+}
+
+Result<std::unique_ptr<FrameMapper>> FrameMapper::create(const MapperSetup& s) {
+  if (Status st = validate(s.colour); !st.ok()) return st;
+  if (s.temporal && s.backend == Backend::cuda)
+    return unsupported("--temporal runs on the CPU backend for now (the device pipeline will carry the state): "
+                       "use --backend cpu");
+  std::unique_ptr<FrameMapper> m(new FrameMapper(s));
+  m->mapped_ = mapped_format(s.out, s.image_kind);
+  m->output_bytes_ = is_yuv_output(s.out)
+                         ? output_frame_bytes(OutputLayout::yuv420p, s.width, s.height, 3, 1)
+                         : output_frame_bytes(OutputLayout::interleaved, s.width, s.height, m->mapped_.channels,
+                                              bytes_per_channel(m->mapped_.type));
+  const core::ColourSettings cs = core::make_colour_settings(s.params);
+  if (!s.exact && s.backend == Backend::cpu && FastVideo::covers(s.format, s.colour, is_yuv_output(s.out), cs.gamma))
+    m->fast_ = std::make_unique<FastVideo>(s.format, s.colour, s.width, s.height);
+  if (!s.temporal_log.empty()) {
+    m->log_ = std::fopen(s.temporal_log.c_str(), "w");
+    if (!m->log_) return io_error(s.temporal_log + ": cannot create the temporal log");
+    std::fputs("frame,frame_log_average,adapted_log_average,frame_max,adapted_max,cut\n", m->log_);
+  }
+  return m;
+}
+
+// Leaves `view` on the frame's scene-linear BT.709 pixels: the input's own memory when it is
+// float RGB(A) in linear BT.709 already, else scene_ after cpu::decode_frame.
+Status FrameMapper::decode(Frame& in, ImageView& view) {
+  const bool linear709 = s_.colour.transfer == Transfer::linear && s_.colour.primaries == Primaries::bt709;
+  const int w = s_.width, h = s_.height;
+  FramePlanes planes;
+  InputFormat format = s_.format;
+  if (in.image.width > 0) {
+    view = in.image.view();
+    if (linear709) return {};
+    planes = packed_planes(format, in.image.pixels.data(), w, h);
+  } else {
+    if (is_float_rgb(format) && linear709) {
+      const int channels = format == InputFormat::rgb_f32 ? 3 : 4;
+      view = ImageView{in.bytes.data(), w, h, channels, format == InputFormat::rgba_f16 ? PixelType::f16 : PixelType::f32,
+                       0, MemorySpace::host};
+      return {};
+    }
+    if (fast_) {
+      fast_->decode(in.bytes.data(), scene_);
+      view = scene_.view();
+      return {};
+    }
+    planes = packed_planes(format, in.bytes.data(), w, h);
+  }
+  if (Status s = cpu::decode_frame(planes, format, s_.colour, w, h, scene_); !s.ok()) return s;
+  view = scene_.view();
+  return {};
+}
+
+Status FrameMapper::map(Frame& in, Frame& out) {
+  ImageView scene;
+  if (Status s = decode(in, scene); !s.ok()) return s;
+  // Glare and the CUDA host API take an owning float image.
+  const bool need_image = s_.glare.strength > 0 || s_.backend == Backend::cuda;
+  if (need_image && scene.data != scene_.pixels.data()) {
+    copy_to_image(scene, scene_);
+    scene = scene_.view();
+  }
+  if (s_.glare.strength > 0)
+    if (Status s = apply_glare(scene_, s_.glare); !s.ok()) return s;
+
+  out.bytes.resize(output_bytes_);
+  const bool yuv = is_yuv_output(s_.out);
+  ImageView target;
+  if (yuv) {
+    if (display_.width != s_.width || display_.height != s_.height) display_ = Image(s_.width, s_.height, 3);
+    target = display_.view();
+  } else {
+    target = ImageView{out.bytes.data(), s_.width, s_.height, mapped_.channels, mapped_.type, 0, MemorySpace::host};
+  }
+  FrameStats adapted;
+  if (s_.backend == Backend::cuda) {
+    if (Status s = tone_map(scene_, s_.params, mapped_, Backend::cuda, device_out_, &stats_); !s.ok()) return s;
+    std::memcpy(target.data, device_out_.bytes.data(), target.size_bytes());
+  } else {
+    // The adapted statistics replace the frame's own for the curve; the state lives on here,
+    // across every frame of the stream.
+    cpu::CurveStatsHook hook;
+    if (s_.temporal)
+      hook = [&](const FrameStats& own) { return adapted = temporal_update(state_, own, *s_.temporal, s_.frame_seconds); };
+    if (Status s = cpu::tone_map(scene, s_.params, target, &stats_, nullptr, s_.temporal ? &hook : nullptr); !s.ok())
+      return s;
+  }
+  if (log_) {
+    if (!s_.temporal) adapted = stats_;
+    std::fprintf(log_, "%lld,%.9g,%.9g,%.9g,%.9g,%u\n", frame_, stats_.log_average, adapted.log_average,
+                 stats_.max_luminance, adapted.max_luminance, s_.temporal ? state_.last_cut : 0u);
+  }
+  ++frame_;
+  if (yuv) {
+    const core::ColourSettings cs = core::make_colour_settings(s_.params);
+    const OutputLayout layout = s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p;
+    if (fast_) {
+      fast_->encode(display_, layout, cs.dither, out.bytes.data());
+      return {};
+    }
+    return cpu::encode_yuv420(display_.view(), layout, cs.gamma, cs.dither, out.bytes.data(), out.bytes.size());
+  }
+  return {};
+}
+
+}  // namespace tonekit::stream

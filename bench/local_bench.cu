@@ -181,6 +181,56 @@ void bench_ops(int w, int h) {
   cudaFree(out);
 }
 
+// The video path of issue 14: 4K P010 PQ BT.2020 -> NV12 and -> RGBA8, temporal adaptation on,
+// global and local operators (decode stage -> passes -> encode stage: cuda/video_stages.cu).
+// The bytes floor is the P010 read (3 bytes a pixel) plus the output write (1.5 or 4).
+void bench_video(int w, int h) {
+  const std::size_t luma = std::size_t(w) * h * 2, chroma = std::size_t((w + 1) / 2) * ((h + 1) / 2) * 4;
+  const int rotate = std::max<int>(2, static_cast<int>((120u << 20) / (luma + chroma)) + 1);
+  std::vector<std::uint16_t> host((luma + chroma) / 2);
+  for (std::size_t i = 0; i < host.size(); ++i)
+    host[i] = static_cast<std::uint16_t>((64 + (i * 2654435761u >> 7) % 877) << 6);  // 10-bit codes, high bits
+  std::vector<void*> frames(rotate);
+  for (void*& f : frames) {
+    CK(cudaMalloc(&f, luma + chroma));
+    CK(cudaMemcpy(f, host.data(), luma + chroma, cudaMemcpyHostToDevice));
+  }
+  void* out = nullptr;
+  CK(cudaMalloc(&out, std::size_t(w) * h * 4));
+  for (const char* op : {"reinhard", "reinhard-sat"})
+    for (const OutputLayout layout : {OutputLayout::nv12, OutputLayout::interleaved}) {
+      ToneMapperConfig cfg;
+      cfg.width = w;
+      cfg.height = h;
+      cfg.input = InputFormat::p010;
+      cfg.colour.transfer = Transfer::pq;
+      cfg.colour.primaries = Primaries::bt2020;
+      cfg.output = {PixelType::u8, 4};
+      cfg.output_layout = layout;
+      cfg.params = prepare_params(op).value();
+      cfg.temporal = true;
+      auto m = ToneMapper::create(cfg);
+      if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(1); }
+      ToneMapper& mapper = *m.value();
+      auto run = [&](int i) {
+        const Status st = mapper.process(packed_planes(InputFormat::p010, frames[i], w, h), out, 0, nullptr, 1.0 / 60);
+        if (!st.ok()) { std::fprintf(stderr, "video: %s\n", st.message().c_str()); std::exit(2); }
+      };
+      const double ms = median_ms(run, rotate);
+      const double out_bytes = layout == OutputLayout::nv12 ? 1.5 * w * h : 4.0 * w * h;
+      const double floor_bytes = double(luma + chroma) + out_bytes;
+      mapper.enable_timings(true);
+      run(0);
+      StageTimings st;
+      if (Status e = mapper.read_timings(st); !e.ok()) { std::fprintf(stderr, "video: %s\n", e.message().c_str()); std::exit(2); }
+      std::printf("video,%s p010 pq bt2020 -> %s temporal,%d,%d,%.4f,%.1f GB/s floor-bytes,decode %.4f,stats %.4f,map %.4f,encode %.4f\n",
+                  op, output_layout_name(layout), w, h, ms, floor_bytes / (ms * 1e6), st.decode_ms, st.stats_ms,
+                  st.local_ms + st.map_ms, st.encode_ms);
+    }
+  for (void* f : frames) cudaFree(f);
+  cudaFree(out);
+}
+
 // Which Gaussian wins at each of reinhard-local's scales (issue 4 item 3): one float plane,
 // sigma_i = alpha_1 1.6^i / sqrt 2, the reference's 4-sigma window: separable (BlurEngine,
 // truncate 4), FFT (cuFFT, BlurEngine) and Young & van Vliet's recursive filter (sigma >= 0.5).
@@ -289,6 +339,13 @@ int main(int argc, char** argv) {
               g_iters, g_warm);
   if (gauss) {
     bench_gauss_study(3840, 2160);
+    return 0;
+  }
+  bool video = false;
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--video")) video = true;  // the video path at 4K only
+  if (video) {
+    bench_video(3840, 2160);
     return 0;
   }
   if (profile) {

@@ -7,6 +7,10 @@
 //
 // Config in two parts (style.md 2): the frame and the look (what a caller sets), and the tuning
 // (plain data with the measurement that chose each default beside it).
+// Video (issue 14 item 2): rgb48, gbrpf32, P010 and yuv420p10 inputs, PQ / HLG / BT.2020 colour
+// and yuv420p / NV12 outputs run as a decode stage into scene-linear float RGB before the passes
+// and an encode stage after them (cuda/video_stages.cu), with core/video_colour.hpp's maths, the
+// CPU reference's (cpu::tone_map_frame).
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -81,7 +85,10 @@ struct ToneMapperConfig {
   // The frame.
   int width = 0;
   int height = 0;
-  InputFormat input = InputFormat::rgba_f16;  // rgb_f32, rgba_f32, rgba_f16 on the device today
+  InputFormat input = InputFormat::rgba_f16;  // every layout of tonekit/video.hpp
+  InputColour colour{};  // transfer, primaries, YUV matrix and range, reference white (video.hpp)
+  // yuv420p / nv12: 8-bit BT.709 4:2:0 out (then `output` is not used); interleaved: `output`.
+  OutputLayout output_layout = OutputLayout::interleaved;
   OutputFormat output{PixelType::u8, 4};
   int device = -1;       // -1: the current device
   bool timings = false;  // record CUDA events around each stage
@@ -95,11 +102,13 @@ struct ToneMapperConfig {
 };
 
 struct StageTimings {
+  double decode_ms = 0.0;     // video decode stage (layouts other than float/half RGB(A), or PQ/HLG/BT.2020)
   double glare_ms = 0.0;      // glare (bright pass, blurs, accumulation), when on
   double stats_ms = 0.0;      // statistics (+ curve constants, temporal step, local settings)
   double histogram_ms = 0.0;  // histogram + scan (histeq only)
   double local_ms = 0.0;      // local adaptation: table, blur pyramid or window sums (local operators)
   double map_ms = 0.0;        // (scale search,) curve, colour, transfer, quantise
+  double encode_ms = 0.0;     // yuv420p / NV12 encode stage
   double total_ms = 0.0;
 };
 
@@ -117,6 +126,11 @@ class ToneMapper {
   // create() or reset_temporal() seeds the state whatever dt).
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out,
                  std::size_t out_stride_bytes, CUstream_st* stream = nullptr, double dt_seconds = 0.0);
+  // The same for any layout: planar and YUV inputs give each plane and its stride (0 = packed).
+  // With a yuv420p / nv12 output layout, device_out is the packed frame (output_frame_bytes) and
+  // out_stride_bytes must be 0.
+  Status process(const FramePlanes& device_in, void* device_out, std::size_t out_stride_bytes,
+                 CUstream_st* stream = nullptr, double dt_seconds = 0.0);
 
   // Another operator or other parameters for the next frame. Within the same pass (global to
   // global, or the same local operator) nothing is allocated. Switching global <-> local, or to

@@ -36,15 +36,8 @@ TK_HD double adapt_log(double current, double target, double dt, const TemporalM
 }
 
 // Folds a frame (its curve statistics) into the state; returns the statistics the curves use.
-// Not inlined on the device: it runs once per frame in the statistics pass's last block, and
-// inlined it cost the fused statistics kernels (every thread) an 8-byte register spill; called,
-// ptxas reports the call ABI's spills in this function instead, which one thread pays once a frame.
-#if defined(__CUDACC__)
-inline __host__ __device__ __noinline__
-#else
-inline
-#endif
-CurveStats temporal_step(TemporalState& s, const CurveStats& frame, const TemporalModel& m, double dt) {
+// On the device it runs in a one-thread kernel of its own (cuda::launch_temporal_step).
+TK_HD CurveStats temporal_step(TemporalState& s, const CurveStats& frame, const TemporalModel& m, double dt) {
   const double frame_key = temporal_log(frame.log_average);
   const double frame_peak = temporal_log(frame.max_luminance);
   double cut = 1.0;

@@ -10,6 +10,7 @@
 
 #include "core/colour.hpp"
 #include "core/hd.hpp"
+#include "core/portable_math.hpp"
 #include "tonekit/video.hpp"
 
 namespace tonekit::core {
@@ -27,18 +28,18 @@ constexpr double kPqPeak = 10000.0;                // cd/m^2 at signal 1.0
 // "EOTF": F_D = 10000 (max(E'^(1/m2) - c1, 0) / (c2 - c3 E'^(1/m2)))^(1/m1)).
 template <class T>
 TK_HD T pq_eotf(T signal) {
-  const T e = tk_pow(clamp01(signal), T(1.0 / kPqM2));
+  const T e = video_pow(clamp01(signal), T(1.0 / kPqM2));
   const T num = e - T(kPqC1);
   const T ratio = (num > T(0) ? num : T(0)) / (T(kPqC2) - T(kPqC3) * e);
-  return T(kPqPeak) * tk_pow(ratio, T(1.0 / kPqM1));
+  return T(kPqPeak) * video_pow(ratio, T(1.0 / kPqM1));
 }
 
 // Inverse EOTF: display light in cd/m^2 (clamped to [0, 10000]) -> E' (BT.2100 Table 4,
 // "inverse EOTF": E' = ((c1 + c2 Y^m1) / (1 + c3 Y^m1))^m2, Y = F_D / 10000).
 template <class T>
 TK_HD T pq_inverse_eotf(T cd_m2) {
-  const T y = tk_pow(clamp01(cd_m2 / T(kPqPeak)), T(kPqM1));
-  return tk_pow((T(kPqC1) + T(kPqC2) * y) / (T(1) + T(kPqC3) * y), T(kPqM2));
+  const T y = video_pow(clamp01(cd_m2 / T(kPqPeak)), T(kPqM1));
+  return video_pow((T(kPqC1) + T(kPqC2) * y) / (T(1) + T(kPqC3) * y), T(kPqM2));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -53,7 +54,7 @@ template <class T>
 TK_HD T hlg_oetf(T scene) {
   const T e = clamp01(scene);
   if (e <= T(1.0 / 12.0)) return tk_sqrt(T(3) * e);
-  return T(kHlgA) * tk_log(T(12) * e - T(kHlgB)) + T(kHlgC);
+  return T(kHlgA) * video_log(T(12) * e - T(kHlgB)) + T(kHlgC);
 }
 
 // Inverse OETF: E' in [0, 1] (clamped) -> E in [0, 1] (Table 5: E'^2 / 3 for E' <= 1/2, else
@@ -62,7 +63,7 @@ template <class T>
 TK_HD T hlg_inverse_oetf(T signal) {
   const T s = clamp01(signal);
   if (s <= T(0.5)) return s * s * T(1.0 / 3.0);
-  return (tk_exp((s - T(kHlgC)) * T(1.0 / kHlgA)) + T(kHlgB)) * T(1.0 / 12.0);
+  return (video_exp((s - T(kHlgC)) * T(1.0 / kHlgA)) + T(kHlgB)) * T(1.0 / 12.0);
 }
 
 // System gamma of the HLG OOTF for nominal peak L_W cd/m^2 (BT.2100-2 Table 5, OOTF notes:
@@ -89,7 +90,7 @@ TK_HD LumaWeights<T> luma_weights(bool bt2020) {
 template <class T>
 TK_HD void hlg_ootf(T& r, T& g, T& b, T peak_cd_m2, T gamma, LumaWeights<T> w) {
   const T ys = w.r * r + w.g * g + w.b * b;
-  const T scale = ys > T(0) ? peak_cd_m2 * tk_pow(ys, gamma - T(1)) : T(0);
+  const T scale = ys > T(0) ? peak_cd_m2 * video_pow(ys, gamma - T(1)) : T(0);
   r *= scale;
   g *= scale;
   b *= scale;
@@ -268,6 +269,8 @@ inline VideoLinearise make_video_linearise(const InputColour& c, InputFormat f) 
                         static_cast<float>(hlg_system_gamma(c.hlg_peak)),
                         luma_weights<float>(bt2020)};
 }
+// In float through core/portable_math.hpp's pow / exp / log, which round identically on the CPU
+// and the GPU (its comment says why: PQ magnifies a pow's last bit ~30 times).
 TK_HD void linearise_pixel(const VideoLinearise& s, float& r, float& g, float& b) {
   switch (s.transfer) {
     case Transfer::linear:
@@ -303,13 +306,13 @@ TK_HD void linearise_pixel(const VideoLinearise& s, float& r, float& g, float& b
 template <class T>
 TK_HD T bt709_oetf(T linear) {
   const T l = clamp01(linear);
-  return l < T(0.018) ? T(4.5) * l : T(1.099) * tk_pow(l, T(0.45)) - T(0.099);
+  return l < T(0.018) ? T(4.5) * l : T(1.099) * video_pow(l, T(0.45)) - T(0.099);
 }
 // Its inverse (for tests and HDR-to-SDR checks): L = V / 4.5 below V = 0.081.
 template <class T>
 TK_HD T bt709_inverse_oetf(T v) {
   const T s = clamp01(v);
-  return s < T(0.081) ? s * T(1.0 / 4.5) : tk_pow((s + T(0.099)) * T(1.0 / 1.099), T(1.0 / 0.45));
+  return s < T(0.081) ? s * T(1.0 / 4.5) : video_pow((s + T(0.099)) * T(1.0 / 1.099), T(1.0 / 0.45));
 }
 
 // The output transfer of a video layout: gamma == 0 selects the BT.709 OETF, otherwise

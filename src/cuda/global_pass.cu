@@ -53,6 +53,7 @@ struct GlobalPass::Impl {
   StageEvents ev;
   bool timings = false;
   bool ran = false;
+  bool adapted_valid = false;  // the last frame ran the temporal step (frame->adapted written)
   cudaStream_t last_stream = nullptr;
 
   ~Impl() {
@@ -136,6 +137,8 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
   core::CurveParams curve = m.curve;
   curve.temporal = temporal;
   if (Status st = launch_stats(c.stats, c.input, g, m.stats, m.frame, curve, table, s); !st.ok()) return st;
+  if (temporal.state)
+    if (Status st = launch_temporal_step(m.frame, curve, table, s); !st.ok()) return st;
   if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
   if (m.curve.kind == core::CurveKind::histeq) {
     if (Status st = launch_histogram(c.input, g, m.frame, m.hist, m.curve.bins, m.sm_count, s); !st.ok()) return st;
@@ -149,6 +152,7 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
     return st;
   if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;
   m.ran = true;
+  m.adapted_valid = temporal.state != nullptr;
   m.last_stream = s;
   return {};
 }
@@ -168,8 +172,12 @@ Status GlobalPass::read_stats(FrameStats& stats, FrameStats* adapted) {
   if (!impl_->ran) return invalid_argument("GlobalPass::read_stats: no frame processed yet");
   TK_CUDA_CHECK(cudaStreamSynchronize(impl_->last_stream));
   TK_CUDA_CHECK(cudaMemcpy(&stats, &impl_->frame->stats, sizeof(FrameStats), cudaMemcpyDeviceToHost));
-  if (adapted)
-    TK_CUDA_CHECK(cudaMemcpy(adapted, &impl_->frame->adapted, sizeof(FrameStats), cudaMemcpyDeviceToHost));
+  if (adapted) {
+    if (impl_->adapted_valid)
+      TK_CUDA_CHECK(cudaMemcpy(adapted, &impl_->frame->adapted, sizeof(FrameStats), cudaMemcpyDeviceToHost));
+    else
+      *adapted = stats;
+  }
   return {};
 }
 

@@ -45,7 +45,7 @@ constexpr int kLogSumFracBits = 26;
 // on the device (core::make_curve_settings_hd), read by the map kernel.
 struct DeviceFrame {
   FrameStats stats;
-  FrameStats adapted;  // what the curves read: `stats`, or with the temporally adapted key and peak
+  FrameStats adapted;  // with temporal adaptation: `stats` with the adapted key and peak (launch_temporal_step)
   core::CurveSettings curve;
   StatsAccumulator acc;  // zero between frames
 };
@@ -102,6 +102,12 @@ Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count,
 
 Status launch_stats(StatsAlgorithm algo, InputFormat in, const FrameGeometry& g, const StatsScratch& scratch,
                     DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s);
+// Temporal adaptation of the frame (params.temporal.state set): one thread after the statistics
+// pass folds frame->stats into the state (core::temporal_step), writes frame->adapted and
+// recomputes frame->curve from it. A kernel of its own, so the statistics kernels carry no call
+// (inlined or called, the double-precision step cost them registers: H100 4K half RGBA reinhard
+// 0.0676 -> 0.0700 ms with it in the finisher).
+Status launch_temporal_step(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s);
 Status launch_histogram(InputFormat in, const FrameGeometry& g, const DeviceFrame* frame,
                         unsigned long long* hist, int bins, int sm_count, cudaStream_t s);
 Status scan_temp_bytes(std::size_t& bytes);

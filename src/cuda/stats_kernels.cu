@@ -17,6 +17,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/pdl.cuh"
+#include "core/temporal_model.hpp"
 #include "cuda/stats_reduce.cuh"
 
 namespace tonekit::cuda {
@@ -634,6 +635,29 @@ Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count,
     default: break;  // planar and YUV layouts: not yet on the device
   }
   return invalid_argument("unknown input format");
+}
+
+namespace {
+__global__ void temporal_step_kernel(DeviceFrame* frame, core::CurveParams params, const float* hist_table) {
+  const FrameStats& s = frame->stats;
+  core::CurveStats cs;
+  cs.log_average = s.log_average;
+  cs.min_luminance = s.min_luminance;
+  cs.max_luminance = s.max_luminance;
+  cs.min_positive_luminance = s.min_positive_luminance;
+  cs = core::temporal_step(*params.temporal.state, cs, params.temporal.params, params.temporal.dt);
+  FrameStats adapted = s;
+  adapted.log_average = cs.log_average;
+  adapted.max_luminance = cs.max_luminance;
+  frame->adapted = adapted;
+  frame->curve = core::make_curve_settings_hd(params, cs, hist_table);
+}
+}  // namespace
+
+Status launch_temporal_step(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s) {
+  temporal_step_kernel<<<1, 1, 0, s>>>(frame, params, hist_table);
+  TK_CUDA_CHECK_LAUNCH("temporal_step_kernel");
+  return {};
 }
 
 Status launch_stats(StatsAlgorithm algo, InputFormat in, const FrameGeometry& g, const StatsScratch& scratch,

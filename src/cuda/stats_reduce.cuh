@@ -8,7 +8,6 @@
 #include "core/colour.hpp"
 #include "core/colour_parts.hpp"
 #include "cuda/formats.hpp"
-#include "core/temporal_model.hpp"
 #include "cuda/pipeline.hpp"
 
 namespace tonekit::cuda {
@@ -153,11 +152,6 @@ __device__ __forceinline__ void finalise_frame(const StatsPartial& t, unsigned l
   cs.min_luminance = s.min_luminance;
   cs.max_luminance = s.max_luminance;
   cs.min_positive_luminance = s.min_positive_luminance;
-  if (params.temporal.state) cs = core::temporal_step(*params.temporal.state, cs, params.temporal.params, params.temporal.dt);
-  FrameStats adapted = s;
-  adapted.log_average = cs.log_average;
-  adapted.max_luminance = cs.max_luminance;
-  frame->adapted = adapted;
   frame->curve = core::make_curve_settings_hd(params, cs, hist_table);
 }
 

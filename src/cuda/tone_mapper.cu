@@ -15,11 +15,13 @@
 #include <string>
 
 #include "core/local_settings.hpp"
+#include "core/map_settings.hpp"
 #include "cuda/blur/glare_engine.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
 #include "cuda/global_pass.hpp"
 #include "cuda/local/local_pass.hpp"
+#include "cuda/video_stages.hpp"
 #include "tonekit/tone_mapper.hpp"
 
 namespace tonekit {
@@ -56,6 +58,15 @@ __global__ void half_rgba_to_float(const unsigned char* in, std::size_t in_strid
   const __half* p = reinterpret_cast<const __half*>(in + static_cast<std::size_t>(y) * in_stride) + 4 * x;
   out[static_cast<std::size_t>(y) * width + x] =
       make_float4(__half2float(p[0]), __half2float(p[1]), __half2float(p[2]), __half2float(p[3]));
+}
+
+bool float_rgb(InputFormat f) {
+  return f == InputFormat::rgb_f32 || f == InputFormat::rgba_f32 || f == InputFormat::rgba_f16;
+}
+
+// The decode stage runs for the video layouts and for float RGB in another colour than scene-linear BT.709.
+bool needs_decode(const ToneMapperConfig& c) {
+  return !float_rgb(c.input) || c.colour.transfer != Transfer::linear || c.colour.primaries != Primaries::bt709;
 }
 
 bool uses_glare(const GlareParams& g, int width, int height) {
@@ -96,7 +107,14 @@ struct ToneMapper::Impl {
   float* glare_frame = nullptr;  // packed float copy of the input for the glare stage
   InputFormat glare_format = InputFormat::rgba_f32;
   TemporalState* state = nullptr;  // device
+  // Video stages: the decoded scene-linear float RGB frame (+ its bad-pixel counts), the passes'
+  // display float RGB for the 4:2:0 encode.
+  bool decode = false, encode = false;
+  float* decoded = nullptr;
+  unsigned* bad = nullptr;
+  float* display = nullptr;
   cudaEvent_t glare_start = nullptr, glare_end = nullptr;
+  cudaEvent_t stage_ev[4] = {};  // decode start/end, encode start/end
   bool timings = false, ran = false, last_local = false, glare_ran = false;
   std::size_t held_bytes = 0;  // device memory taken by the passes and glare (cudaMemGetInfo deltas)
   cudaStream_t last_stream = nullptr;
@@ -104,19 +122,25 @@ struct ToneMapper::Impl {
   ~Impl() {
     cudaFree(glare_frame);
     cudaFree(state);
+    cudaFree(decoded);
+    cudaFree(bad);
+    cudaFree(display);
+    for (cudaEvent_t e : stage_ev)
+      if (e) cudaEventDestroy(e);
     if (glare_start) cudaEventDestroy(glare_start);
     if (glare_end) cudaEventDestroy(glare_end);
   }
 
   bool glare_on() const { return glare && glare->active(); }
-  InputFormat operator_input() const { return pass_input(cfg.input, glare_on()); }
+  InputFormat operator_input() const { return decode ? InputFormat::rgb_f32 : pass_input(cfg.input, glare_on()); }
+  OutputFormat pass_output() const { return encode ? OutputFormat{PixelType::f32, 3} : cfg.output; }
 
   cuda::GlobalPassConfig global_config() const {
     cuda::GlobalPassConfig g;
     g.width = cfg.width;
     g.height = cfg.height;
     g.input = operator_input();
-    g.output = cfg.output;
+    g.output = pass_output();
     g.params = cfg.params;
     g.stats = cfg.tuning.stats;
     g.scan = cfg.tuning.scan;
@@ -133,7 +157,7 @@ struct ToneMapper::Impl {
     l.width = cfg.width;
     l.height = cfg.height;
     l.input = operator_input();
-    l.output = cfg.output;
+    l.output = pass_output();
     l.params = cfg.params;
     l.sat_auto = cfg.tuning.sat_auto;
     l.tile_width = cfg.tuning.tile_width;
@@ -177,10 +201,7 @@ struct ToneMapper::Impl {
       glare.reset();
       return {};
     }
-    if (cfg.input != InputFormat::rgb_f32 && cfg.input != InputFormat::rgba_f32 && cfg.input != InputFormat::rgba_f16)
-      return unsupported(std::string("ToneMapper: glare on ") + input_format_name(cfg.input) +
-                         " input is not supported yet (float or half RGB(A) only)");
-    glare_format = pass_input(cfg.input, true);
+    glare_format = decode ? InputFormat::rgb_f32 : pass_input(cfg.input, true);
     GlareEngineConfig g;
     g.width = cfg.width;
     g.height = cfg.height;
@@ -192,7 +213,9 @@ struct ToneMapper::Impl {
     auto engine = GlareEngine::create(g);
     if (!engine.ok()) return engine.status();
     glare = std::move(engine.value());
-    if (!glare_frame) TK_CUDA_CHECK(cudaMalloc(&glare_frame, stage_bytes(cfg.width, cfg.height, InputFormat::rgba_f32)));
+    // With a decode stage the glare adds its light to the decoded frame in place.
+    if (!decode && !glare_frame)
+      TK_CUDA_CHECK(cudaMalloc(&glare_frame, stage_bytes(cfg.width, cfg.height, InputFormat::rgba_f32)));
     held_bytes += before - std::min(before, free_bytes());
     return {};
   }
@@ -219,6 +242,17 @@ struct ToneMapper::Impl {
     TK_CUDA_CHECK(cudaMemset(state, 0, sizeof(TemporalState)));
     TK_CUDA_CHECK(cudaEventCreate(&glare_start));
     TK_CUDA_CHECK(cudaEventCreate(&glare_end));
+    for (cudaEvent_t& e : stage_ev) TK_CUDA_CHECK(cudaEventCreate(&e));
+    decode = needs_decode(cfg);
+    encode = cfg.output_layout != OutputLayout::interleaved;
+    const std::size_t rgb = stage_bytes(cfg.width, cfg.height, InputFormat::rgb_f32);
+    if (decode) {
+      TK_CUDA_CHECK(cudaMalloc(&decoded, rgb));
+      TK_CUDA_CHECK(cudaMalloc(&bad, 3 * sizeof(unsigned)));
+      TK_CUDA_CHECK(cudaMemset(bad, 0, 3 * sizeof(unsigned)));
+    }
+    if (encode) TK_CUDA_CHECK(cudaMalloc(&display, rgb));
+    held_bytes += (decode ? rgb : 0) + (encode ? rgb : 0);
     if (Status s = configure_glare(); !s.ok()) return s;
     return ensure_pass(nullptr);
   }
@@ -234,10 +268,9 @@ ToneMapper::~ToneMapper() = default;
 
 Result<std::unique_ptr<ToneMapper>> ToneMapper::create(const ToneMapperConfig& config) {
   if (Status s = cuda::check_frame_config("ToneMapper", config.width, config.height, config.output); !s.ok()) return s;
-  if (config.input != InputFormat::rgb_f32 && config.input != InputFormat::rgba_f32 &&
-      config.input != InputFormat::rgba_f16)
-    return unsupported(std::string("ToneMapper: input format ") + input_format_name(config.input) +
-                       " is not on the device yet (rgb_f32, rgba_f32, rgba_f16; the CPU backend decodes it)");
+  if (Status s = validate(config.colour); !s.ok()) return s;
+  if (config.output_layout != OutputLayout::interleaved && (config.width < 1 || config.height < 1))
+    return invalid_argument("ToneMapper: empty frame");
   if (config.tuning.stats_blocks_per_sm < 0)
     return invalid_argument("ToneMapper: stats_blocks_per_sm must be >= 0 (0: as many as fit), got " +
                             std::to_string(config.tuning.stats_blocks_per_sm));
@@ -252,24 +285,72 @@ Result<std::unique_ptr<ToneMapper>> ToneMapper::create(const ToneMapperConfig& c
 
 Status ToneMapper::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
                            CUstream_st* stream, double dt) {
+  if (is_planar(impl_->cfg.input))
+    return invalid_argument(std::string("ToneMapper::process: a ") + input_format_name(impl_->cfg.input) +
+                            " frame has several planes: pass a FramePlanes");
+  FramePlanes planes;
+  planes.data[0] = device_in;
+  planes.stride[0] = in_stride;
+  return process(planes, device_out, out_stride, stream, dt);
+}
+
+Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t out_stride, CUstream_st* stream,
+                           double dt) {
   Impl& m = *impl_;
   const ToneMapperConfig& c = m.cfg;
-  if (Status st = cuda::check_frame_buffers("ToneMapper", c.input, c.output, c.width, device_in, in_stride, device_out,
-                                            out_stride);
-      !st.ok())
-    return st;
   if (c.temporal && !(dt >= 0.0 && dt < 1e6))
     return invalid_argument("ToneMapper::process: time step " + std::to_string(dt) + " s is not in [0, 1e6)");
   cudaStream_t s = stream;
-  const void* src = device_in;
-  std::size_t src_stride = in_stride;
+  const void* src = in.data[0];
+  std::size_t src_stride = in.stride[0];
+  if (m.decode) {
+    cuda::VideoPlanes planes = in;
+    for (int p = 0; p < plane_count(c.input); ++p) {
+      const std::size_t row = plane_row_bytes(c.input, p, c.width);
+      if (!planes.data[p]) return invalid_argument("ToneMapper::process: plane " + std::to_string(p) + " is null");
+      if (planes.stride[p] == 0) planes.stride[p] = row;
+      if (planes.stride[p] < row)
+        return invalid_argument("ToneMapper::process: plane " + std::to_string(p) + "'s stride is smaller than a row");
+      const std::size_t align = c.input == InputFormat::rgba_f16 || c.input == InputFormat::rgb48 || is_yuv(c.input) ? 2 : 4;
+      if (reinterpret_cast<std::uintptr_t>(planes.data[p]) % align || planes.stride[p] % align)
+        return invalid_argument("ToneMapper::process: planes and strides must be aligned to the sample size");
+    }
+    if (!device_out) return invalid_argument("ToneMapper::process: null output");
+    if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[0], s));
+    TK_CUDA_CHECK(cudaMemsetAsync(m.bad, 0, 3 * sizeof(unsigned), s));
+    if (Status st = cuda::launch_video_decode(planes, c.input, c.colour, c.width, c.height, m.decoded, m.bad, s); !st.ok())
+      return st;
+    if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[1], s));
+    src = m.decoded;
+    src_stride = 0;
+  }
+  void* pass_out = device_out;
+  std::size_t pass_stride = out_stride;
+  if (m.encode) {
+    if (out_stride != 0)
+      return invalid_argument("ToneMapper::process: a yuv420p / nv12 output is one packed frame (stride 0)");
+    if (!device_out) return invalid_argument("ToneMapper::process: null output");
+    pass_out = m.display;
+    pass_stride = 0;
+  }
+  {  // what the passes read (the input, or the decoded frame) and write (the output, or the display frame)
+    std::size_t checked_in = src_stride, checked_out = pass_stride;
+    if (Status st = cuda::check_frame_buffers("ToneMapper", m.decode ? InputFormat::rgb_f32 : c.input, m.pass_output(),
+                                              c.width, src, checked_in, pass_out, checked_out);
+        !st.ok())
+      return st;
+  }
   m.glare_ran = m.glare_on();
   if (m.glare_ran) {
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_start, s));
-    if (Status st = m.run_glare(device_in, in_stride, s); !st.ok()) return st;
+    if (m.decode) {
+      if (Status st = m.glare->run(m.decoded, s); !st.ok()) return st;
+    } else {
+      if (Status st = m.run_glare(src, src_stride, s); !st.ok()) return st;
+      src = m.glare_frame;
+      src_stride = 0;
+    }
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_end, s));
-    src = m.glare_frame;
-    src_stride = 0;
   }
   core::TemporalControl temporal;
   if (c.temporal) {
@@ -278,11 +359,18 @@ Status ToneMapper::process(const void* device_in, std::size_t in_stride, void* d
     temporal.state = m.state;
   }
   m.last_local = c.params.op().locality == Locality::local;
-  Status st = m.last_local
-                  ? m.locals[local_slot(c.params)]->process(src, src_stride, device_out,
-                                                                                            out_stride, s, temporal)
-                  : m.global->process(src, src_stride, device_out, out_stride, s, temporal);
+  Status st = m.last_local ? m.locals[local_slot(c.params)]->process(src, src_stride, pass_out, pass_stride, s, temporal)
+                           : m.global->process(src, src_stride, pass_out, pass_stride, s, temporal);
   if (!st.ok()) return st;
+  if (m.encode) {
+    const core::ColourSettings cs = core::make_colour_settings(c.params);
+    if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[2], s));
+    if (Status e = cuda::launch_video_encode(m.display, c.width, c.height, c.output_layout, static_cast<float>(cs.gamma),
+                                             cs.dither, static_cast<std::uint8_t*>(device_out), s);
+        !e.ok())
+      return e;
+    if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[3], s));
+  }
   m.ran = true;
   m.last_stream = s;
   return {};
@@ -349,8 +437,19 @@ Status ToneMapper::seed_temporal(const TemporalState& state) {
 Status ToneMapper::read_stats(FrameStats& stats, FrameStats* adapted) {
   Impl& m = *impl_;
   if (!m.ran) return invalid_argument("ToneMapper::read_stats: no frame processed yet");
-  if (m.last_local) return m.locals[local_slot(m.cfg.params)]->read_stats(stats, adapted);
-  return m.global->read_stats(stats, adapted);
+  Status s = m.last_local ? m.locals[local_slot(m.cfg.params)]->read_stats(stats, adapted)
+                          : m.global->read_stats(stats, adapted);
+  if (!s.ok() || !m.decode) return s;
+  // The passes saw the decoded (sanitised) frame: the bad pixels are the decoder's counts.
+  unsigned bad[3];
+  TK_CUDA_CHECK(cudaMemcpy(bad, m.bad, sizeof bad, cudaMemcpyDeviceToHost));
+  for (FrameStats* f : {&stats, adapted}) {
+    if (!f) continue;
+    f->nan_count = bad[0];
+    f->inf_count = bad[1];
+    f->negative_count = bad[2];
+  }
+  return {};
 }
 
 const void* ToneMapper::device_stats() const {
@@ -371,6 +470,7 @@ void ToneMapper::enable_timings(bool on) {
 Status ToneMapper::read_timings(StageTimings& t) {
   Impl& m = *impl_;
   if (!m.timings || !m.ran) return invalid_argument("ToneMapper::read_timings: timings off or no frame processed");
+  if (Status s = m.sync(); !s.ok()) return s;  // the encode stage's events come after the pass's
   t = StageTimings{};
   if (m.last_local) {
     cuda::LocalStageTimings l;
@@ -391,6 +491,18 @@ Status ToneMapper::read_timings(StageTimings& t) {
     float ms = 0.0f;
     TK_CUDA_CHECK(cudaEventElapsedTime(&ms, m.glare_start, m.glare_end));
     t.glare_ms = ms;
+    t.total_ms += ms;
+  }
+  if (m.decode) {
+    float ms = 0.0f;
+    TK_CUDA_CHECK(cudaEventElapsedTime(&ms, m.stage_ev[0], m.stage_ev[1]));
+    t.decode_ms = ms;
+    t.total_ms += ms;
+  }
+  if (m.encode) {
+    float ms = 0.0f;
+    TK_CUDA_CHECK(cudaEventElapsedTime(&ms, m.stage_ev[2], m.stage_ev[3]));
+    t.encode_ms = ms;
     t.total_ms += ms;
   }
   return {};

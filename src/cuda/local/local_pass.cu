@@ -53,6 +53,7 @@ struct LocalPass::Impl {
   int dither = 1;
   StageEvents ev;
   bool timings = false, ran = false;
+  bool adapted_valid = false;  // the last frame ran the temporal step (frame->adapted written)
   cudaStream_t last_stream = nullptr;
 
   ~Impl() {
@@ -170,6 +171,8 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   curve.temporal = temporal;
   if (Status st = launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok())
     return st;
+  if (temporal.state)
+    if (Status st = launch_temporal_step(m.frame, curve, nullptr, s); !st.ok()) return st;
   const int scales = m.lp.scales < 1 ? 1 : (m.lp.scales > core::kMaxLocalScales ? core::kMaxLocalScales : m.lp.scales);
   const auto algo = static_cast<sat::SatAlgorithm>(m.lp.sat);
   // reinhard-sat with tile-local tables reads the input directly: no luminance plane.
@@ -177,7 +180,7 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
                           c.sat_auto == SatPrecision::tile_local_f64;
   if (!tile_local)
     if (Status st = cuda_local::launch_luminance_plane(c.input, g.in, in_stride, w, h, m.plane, s); !st.ok()) return st;
-  if (Status st = cuda_local::launch_local_settings(m.lp, &m.frame->adapted, m.settings, s); !st.ok()) return st;
+  if (Status st = cuda_local::launch_local_settings(m.lp, temporal.state ? &m.frame->adapted : &m.frame->stats, m.settings, s); !st.ok()) return st;
   if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
 
   cuda_local::LocalMapArgs a;
@@ -236,6 +239,7 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   if (Status st = cuda_local::launch_local_map(c.input, path, c.variant, a, s); !st.ok()) return st;
   if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;
   m.ran = true;
+  m.adapted_valid = temporal.state != nullptr;
   m.last_stream = s;
   return {};
 }
@@ -252,8 +256,12 @@ Status LocalPass::read_stats(FrameStats& stats, FrameStats* adapted) {
   if (!impl_->ran) return invalid_argument("LocalPass::read_stats: no frame processed yet");
   TK_CUDA_CHECK(cudaStreamSynchronize(impl_->last_stream));
   TK_CUDA_CHECK(cudaMemcpy(&stats, &impl_->frame->stats, sizeof(FrameStats), cudaMemcpyDeviceToHost));
-  if (adapted)
-    TK_CUDA_CHECK(cudaMemcpy(adapted, &impl_->frame->adapted, sizeof(FrameStats), cudaMemcpyDeviceToHost));
+  if (adapted) {
+    if (impl_->adapted_valid)
+      TK_CUDA_CHECK(cudaMemcpy(adapted, &impl_->frame->adapted, sizeof(FrameStats), cudaMemcpyDeviceToHost));
+    else
+      *adapted = stats;
+  }
   return {};
 }
 

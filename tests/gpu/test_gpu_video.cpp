@@ -1,0 +1,309 @@
+// Video layouts and colour on the device (ToneMapper's decode and encode stages) against the CPU
+// reference cpu::tone_map_frame on the same frames: every input layout x transfer (PQ, HLG,
+// linear) x primaries, global and local operators, interleaved RGBA8 and yuv420p / NV12 outputs,
+// odd and awkward sizes, padded planes, poisoned outputs, bad float samples counted. Skips
+// without a GPU. Tolerances: 8-bit codes within 1 (global operators) or 2 (local), >= 99.9 %
+// equal: the CPU decoder's transfer loops are built with -ffast-math and vectorised (libmvec), the
+// device's are CUDA's powf/expf, so scene values differ in the last float bits.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/video_decode.hpp"
+#include "gpu/gpu_test_support.hpp"
+#include "tonekit/tone_mapper.hpp"
+#include "tonekit/video.hpp"
+#include "tonekit/video_tonemap.hpp"
+
+namespace tonekit {
+namespace {
+
+struct HostFrame {
+  InputFormat format;
+  int w, h;
+  std::vector<std::vector<unsigned char>> planes;  // each plane's rows, `stride` apart
+  std::vector<std::size_t> strides;
+  FramePlanes host() const {
+    FramePlanes p;
+    for (std::size_t i = 0; i < planes.size(); ++i) {
+      p.data[i] = planes[i].data();
+      p.stride[i] = strides[i];
+    }
+    return p;
+  }
+};
+
+// A smooth gradient with noise (so 4:2:0 chroma has structure), in codes or floats per layout;
+// `pad` extra bytes per row on every plane. Float layouts get a few NaN / Inf / negative samples.
+HostFrame make_frame(InputFormat f, int w, int h, std::size_t pad, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  HostFrame fr{f, w, h, {}, {}};
+  for (int p = 0; p < plane_count(f); ++p) {
+    const std::size_t stride = plane_row_bytes(f, p, w) + pad;
+    const int rows = plane_rows(f, p, h);
+    fr.strides.push_back(stride);
+    fr.planes.emplace_back(stride * rows, 0xEE);
+    std::vector<unsigned char>& plane = fr.planes.back();
+    const int samples = static_cast<int>(plane_row_bytes(f, p, w) / (f == InputFormat::gbrpf32 ? 4 : 2));
+    for (int y = 0; y < rows; ++y)
+      for (int i = 0; i < samples; ++i) {
+        const float t = 0.5f * (float(i) / std::max(1, samples) + float(y) / std::max(1, rows));
+        const float v = std::min(1.0f, std::max(0.0f, 0.8f * t + 0.2f * u(rng)));
+        unsigned char* at = plane.data() + y * stride;
+        if (f == InputFormat::gbrpf32) {
+          float x = v * v * (u(rng) < 0.01f ? 4.0f : 1.0f);  // a few above 1 (clipped by PQ / HLG)
+          const float r = u(rng);
+          if (r < 0.002f) x = NAN;
+          else if (r < 0.004f) x = INFINITY;
+          else if (r < 0.006f) x = -1.0f;
+          std::memcpy(at + 4 * i, &x, 4);
+        } else {
+          std::uint16_t code;
+          if (f == InputFormat::rgb48) code = static_cast<std::uint16_t>(v * 65535.0f);
+          else {
+            const bool chroma = p > 0;
+            const unsigned c10 = chroma ? 64 + static_cast<unsigned>((0.3f + 0.4f * v) * 896) : 64 + static_cast<unsigned>(v * 876);
+            code = static_cast<std::uint16_t>(f == InputFormat::p010 ? c10 << 6 : c10);
+          }
+          std::memcpy(at + 2 * i, &code, 2);
+        }
+      }
+  }
+  return fr;
+}
+
+void check_video(const HostFrame& fr, const InputColour& colour, const char* op, OutputLayout layout, int tolerance) {
+  const std::string what = std::string(op) + " " + input_format_name(fr.format) + " " + transfer_name(colour.transfer) +
+                           " " + primaries_name(colour.primaries) + " -> " + output_layout_name(layout) + " " +
+                           std::to_string(fr.w) + "x" + std::to_string(fr.h);
+  Result<Params> params = prepare_params(op);
+  ASSERT_TRUE(params.ok());
+  const OutputFormat rgba{PixelType::u8, 4};
+  std::vector<std::uint8_t> ref;
+  FrameStats ref_stats;
+  ASSERT_TRUE(cpu::tone_map_frame(fr.host(), fr.format, colour, fr.w, fr.h, *params, layout, rgba, ref, &ref_stats).ok())
+      << what;
+
+  ToneMapperConfig cfg;
+  cfg.width = fr.w;
+  cfg.height = fr.h;
+  cfg.input = fr.format;
+  cfg.colour = colour;
+  cfg.output = rgba;
+  cfg.output_layout = layout;
+  cfg.params = *params;
+  auto mapper = ToneMapper::create(cfg);
+  ASSERT_TRUE(mapper.ok()) << what << ": " << mapper.status().message();
+  std::vector<void*> d_planes;
+  FramePlanes dev;
+  for (std::size_t p = 0; p < fr.planes.size(); ++p) {
+    void* d = nullptr;
+    CUDA_OK(cudaMalloc(&d, fr.planes[p].size()));
+    CUDA_OK(cudaMemcpy(d, fr.planes[p].data(), fr.planes[p].size(), cudaMemcpyHostToDevice));
+    d_planes.push_back(d);
+    dev.data[p] = d;
+    dev.stride[p] = fr.strides[p];
+  }
+  void* d_out = nullptr;
+  CUDA_OK(cudaMalloc(&d_out, ref.size()));
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<std::uint8_t> first;
+  for (int run = 0; run < 2; ++run) {  // poisoned with 0xFF, then 0x00: no sample left unwritten
+    CUDA_OK(cudaMemset(d_out, run == 0 ? 0xFF : 0x00, ref.size()));
+    Status s = mapper.value()->process(dev, d_out, 0, stream, 1.0 / 30);
+    ASSERT_TRUE(s.ok()) << what << ": " << s.message();
+    CUDA_OK(cudaStreamSynchronize(stream));
+    std::vector<std::uint8_t> got(ref.size());
+    CUDA_OK(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
+    if (run == 1) {
+      EXPECT_EQ(got, first) << what << ": output depends on the poison";
+      break;
+    }
+    first = got;
+    int worst = 0;
+    std::size_t differing = 0, beyond = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const int d = std::abs(int(got[i]) - int(ref[i]));
+      worst = std::max(worst, d);
+      differing += d != 0;
+      beyond += d > tolerance;
+    }
+    // Local operators pick a scale per pixel by a threshold on the activity; the device's key is
+    // within 1e-7 of the CPU's (float per-thread log partials), so a pixel sitting on the
+    // threshold can take the neighbouring scale: a handful per 4K frame of smooth video content
+    // (H100, 4097x2161 P010 reinhard-sat: 1 pixel, 41 codes). Allowed: 1 sample per million.
+    if (beyond) std::printf("[video] %s: %zu samples beyond %d (largest %d)\n", what.c_str(), beyond, tolerance, worst);
+    const std::size_t flips = tolerance > 1 ? std::max<std::size_t>(0, got.size() / 1000000) : 0;
+    EXPECT_LE(beyond, flips) << what << ": largest difference " << worst;
+    EXPECT_LE(differing, std::max<std::size_t>(2, got.size() / 1000)) << what << ": " << differing << " of " << got.size();
+    FrameStats gs;
+    ASSERT_TRUE(mapper.value()->read_stats(gs).ok());
+    EXPECT_EQ(gs.nan_count, ref_stats.nan_count) << what;
+    EXPECT_EQ(gs.inf_count, ref_stats.inf_count) << what;
+    EXPECT_EQ(gs.negative_count, ref_stats.negative_count) << what;
+    EXPECT_NEAR(gs.log_average, ref_stats.log_average, 1e-5 * ref_stats.log_average) << what;
+  }
+  cudaStreamDestroy(stream);
+  for (void* d : d_planes) cudaFree(d);
+  cudaFree(d_out);
+}
+
+InputColour colour_of(Transfer t, Primaries p, YuvMatrix m = YuvMatrix::bt2020_ncl, YuvRange r = YuvRange::limited) {
+  InputColour c;
+  c.transfer = t;
+  c.primaries = p;
+  c.matrix = m;
+  c.range = r;
+  return c;
+}
+
+TEST(GpuVideo, test_gpu_video_layouts_transfers_match_cpu) {
+  REQUIRE_GPU();
+  const InputFormat formats[] = {InputFormat::p010, InputFormat::yuv420p10, InputFormat::rgb48, InputFormat::gbrpf32};
+  const Transfer transfers[] = {Transfer::pq, Transfer::hlg, Transfer::linear};
+  const struct { int w, h; } sizes[] = {{1, 1}, {7, 5}, {130, 67}};
+  unsigned seed = 1;
+  for (const InputFormat f : formats)
+    for (const Transfer t : transfers)
+      for (const auto& sz : sizes) {
+        const Primaries prim = (seed % 2) ? Primaries::bt2020 : Primaries::bt709;
+        const HostFrame fr = make_frame(f, sz.w, sz.h, sz.w == 130 ? 8 : 0, seed++);
+        check_video(fr, colour_of(t, prim), "reinhard", OutputLayout::interleaved, 1);
+        check_video(fr, colour_of(t, prim), "reinhard-sat", OutputLayout::interleaved, 2);
+      }
+}
+
+TEST(GpuVideo, test_gpu_video_yuv_outputs_match_cpu) {
+  REQUIRE_GPU();
+  const struct { int w, h; } sizes[] = {{1, 1}, {2, 2}, {5, 3}, {131, 70}};
+  unsigned seed = 100;
+  for (const auto& sz : sizes)
+    for (const OutputLayout l : {OutputLayout::yuv420p, OutputLayout::nv12}) {
+      const HostFrame fr = make_frame(InputFormat::p010, sz.w, sz.h, 0, seed++);
+      check_video(fr, colour_of(Transfer::pq, Primaries::bt2020), "reinhard", l, 1);
+      check_video(fr, colour_of(Transfer::hlg, Primaries::bt2020, YuvMatrix::bt709, YuvRange::full), "drago-local", l, 2);
+    }
+}
+
+// 4097 x 2161 (tile + 1 in both axes), P010 PQ BT.2020 -> NV12, temporal on: the video path.
+TEST(GpuVideo, test_gpu_video_large_odd_frame) {
+  REQUIRE_GPU();
+  const HostFrame fr = make_frame(InputFormat::p010, 4097, 2161, 0, 7);
+  check_video(fr, colour_of(Transfer::pq, Primaries::bt2020), "reinhard", OutputLayout::nv12, 1);
+  check_video(fr, colour_of(Transfer::pq, Primaries::bt2020), "reinhard-sat", OutputLayout::interleaved, 2);
+}
+
+TEST(GpuVideo, test_gpu_video_bad_calls_are_clear_errors) {
+  REQUIRE_GPU();
+  ToneMapperConfig cfg;
+  cfg.width = 8;
+  cfg.height = 8;
+  cfg.input = InputFormat::p010;
+  cfg.colour = colour_of(Transfer::pq, Primaries::bt2020);
+  cfg.params = prepare_params("reinhard").value();
+  cfg.colour.reference_white = 0.0;  // out of range
+  EXPECT_FALSE(ToneMapper::create(cfg).ok());
+  cfg.colour.reference_white = 203.0;
+  cfg.output_layout = OutputLayout::nv12;
+  auto m = ToneMapper::create(cfg);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  void* d = nullptr;
+  CUDA_OK(cudaMalloc(&d, 4096));
+  // Planar input through the single-pointer call, a null chroma plane, a strided NV12 output.
+  Status a = m.value()->process(d, 0, d, 0);
+  EXPECT_FALSE(a.ok());
+  EXPECT_NE(a.message().find("FramePlanes"), std::string::npos) << a.message();
+  FramePlanes p;
+  p.data[0] = d;
+  EXPECT_FALSE(m.value()->process(p, d, 0).ok());
+  p.data[1] = d;
+  EXPECT_FALSE(m.value()->process(p, d, 64).ok());
+  EXPECT_TRUE(m.value()->process(p, d, 0).ok());
+  CUDA_OK(cudaDeviceSynchronize());
+  cudaFree(d);
+}
+
+}  // namespace
+}  // namespace tonekit
+
+namespace tonekit {
+namespace {
+
+// The decode stage with the simplest map after it: the linear operator with a fixed exposure and a
+// float output, against cpu::tone_map of cpu::decode_frame's scene. Differences are the decode's
+// and the float map's last bits (the map's own agreement is tested in test_gpu_tone_map.cpp).
+TEST(GpuVideo, test_gpu_video_decode_matches_cpu_decode) {
+  REQUIRE_GPU();
+  const InputFormat formats[] = {InputFormat::p010, InputFormat::rgb48};
+  for (const InputFormat f : formats)
+    for (const Transfer t : {Transfer::pq, Transfer::hlg}) {
+      const HostFrame fr = make_frame(f, 130, 67, 0, 77);
+      const InputColour colour = colour_of(t, Primaries::bt2020);
+      Image scene;
+      ASSERT_TRUE(cpu::decode_frame(fr.host(), f, colour, fr.w, fr.h, scene).ok());
+      // exposure 1/64: PQ reaches 10000 / 203 = 49.3, all below 1 after it (float outputs clip at 1).
+      Result<Params> params = prepare_params("linear", {{"normalize", "0"}, {"exposure", "0.015625"}, {"dither", "0"}});
+      ASSERT_TRUE(params.ok()) << params.status().message();
+      ToneMapperConfig cfg;
+      cfg.width = fr.w;
+      cfg.height = fr.h;
+      cfg.input = f;
+      cfg.colour = colour;
+      cfg.output = {PixelType::f32, 3};
+      cfg.params = *params;
+      auto mapper = ToneMapper::create(cfg);
+      ASSERT_TRUE(mapper.ok());
+      std::vector<void*> d_planes;
+      FramePlanes dev;
+      for (std::size_t p = 0; p < fr.planes.size(); ++p) {
+        void* d = nullptr;
+        CUDA_OK(cudaMalloc(&d, fr.planes[p].size()));
+        CUDA_OK(cudaMemcpy(d, fr.planes[p].data(), fr.planes[p].size(), cudaMemcpyHostToDevice));
+        d_planes.push_back(d);
+        dev.data[p] = d;
+        dev.stride[p] = fr.strides[p];
+      }
+      OutputImage ref;
+      ref.allocate(fr.w, fr.h, 3, PixelType::f32);
+      ASSERT_TRUE(cpu::tone_map(scene.view(), *params, ref.view()).ok());
+      const float* want_values = reinterpret_cast<const float*>(ref.bytes.data());
+      std::vector<float> got(std::size_t(fr.w) * fr.h * 3);
+      void* d_out = nullptr;
+      CUDA_OK(cudaMalloc(&d_out, got.size() * 4));
+      ASSERT_TRUE(mapper.value()->process(dev, d_out, 0).ok());
+      CUDA_OK(cudaMemcpy(got.data(), d_out, got.size() * 4, cudaMemcpyDeviceToHost));
+      double worst = 0;
+      std::size_t differing = 0, first = got.size();
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const float want = want_values[i];
+        // Values below 1e-6 (display light) are 0 in every 8-bit or 16-bit output; the device
+        // flushes subnormals in the map pass.
+        if (std::fabs(want) < 1e-6f && std::fabs(got[i]) < 1e-6f) continue;
+        const double rel = std::fabs(double(got[i]) - want) / std::max(1e-30, double(std::fabs(want)));
+        if (got[i] != want && first == got.size()) first = i;
+        differing += got[i] != want;
+        worst = std::max(worst, rel);
+      }
+      const std::string what = std::string(input_format_name(f)) + " " + transfer_name(t);
+      std::printf("[video] decode %-10s %-4s: %zu of %zu values differ, max rel %.3g", input_format_name(f),
+                  transfer_name(t), differing, got.size(), worst);
+      if (first < got.size())
+        std::printf(" (first at %zu: gpu %.9g cpu %.9g, scene %.9g)", first, got[first], double(want_values[first]),
+                    double(scene.pixels[first]));
+      std::printf("\n");
+      EXPECT_LE(worst, 1e-6) << what;
+      for (void* d : d_planes) cudaFree(d);
+      cudaFree(d_out);
+    }
+}
+
+}  // namespace
+}  // namespace tonekit

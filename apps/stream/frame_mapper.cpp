@@ -51,15 +51,31 @@ FrameMapper::~FrameMapper() {
 
 Result<std::unique_ptr<FrameMapper>> FrameMapper::create(const MapperSetup& s) {
   if (Status st = validate(s.colour); !st.ok()) return st;
-  if (s.temporal && s.backend == Backend::cuda)
-    return unsupported("--temporal runs on the CPU backend for now (the device pipeline will carry the state): "
-                       "use --backend cpu");
   std::unique_ptr<FrameMapper> m(new FrameMapper(s));
   m->mapped_ = mapped_format(s.out, s.image_kind);
   m->output_bytes_ = is_yuv_output(s.out)
                          ? output_frame_bytes(OutputLayout::yuv420p, s.width, s.height, 3, 1)
                          : output_frame_bytes(OutputLayout::interleaved, s.width, s.height, m->mapped_.channels,
                                               bytes_per_channel(m->mapped_.type));
+  if (s.backend == Backend::cuda) {
+    // The device pipeline (tonekit::ToneMapper) with the stream's layout, colour, glare and
+    // temporal state; sequences hand over float RGB(A) images.
+    ToneMapperConfig cfg;
+    cfg.width = s.width;
+    cfg.height = s.height;
+    cfg.input = s.format;
+    cfg.colour = s.colour;
+    cfg.output = m->mapped_;
+    cfg.output_layout = is_yuv_output(s.out) ? (s.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p)
+                                             : OutputLayout::interleaved;
+    cfg.params = s.params;
+    cfg.glare = s.glare;
+    cfg.temporal = s.temporal.has_value();
+    if (s.temporal) cfg.temporal_params = *s.temporal;
+    auto device = DeviceFrameMapper::create(cfg);
+    if (!device.ok()) return device.status();
+    m->device_ = std::move(device.value());
+  }
   const core::ColourSettings cs = core::make_colour_settings(s.params);
   if (!s.exact && s.backend == Backend::cpu && FastVideo::covers(s.format, s.colour, is_yuv_output(s.out), cs.gamma))
     m->fast_ = std::make_unique<FastVideo>(s.format, s.colour, s.width, s.height);
@@ -102,6 +118,21 @@ Status FrameMapper::decode(Frame& in, ImageView& view) {
 }
 
 Status FrameMapper::map(Frame& in, Frame& out) {
+  if (device_) {
+    out.bytes.resize(output_bytes_);
+    const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.bytes.data();
+    if (Status s = device_->map(host_in, out.bytes.data(), s_.frame_seconds); !s.ok()) return s;
+    if (log_) {
+      FrameStats adapted;
+      if (Status s = device_->read_stats(stats_, &adapted); !s.ok()) return s;
+      if (s_.temporal)
+        if (Status s = device_->read_temporal_state(state_); !s.ok()) return s;
+      std::fprintf(log_, "%lld,%.9g,%.9g,%.9g,%.9g,%u\n", frame_, stats_.log_average, adapted.log_average,
+                   stats_.max_luminance, adapted.max_luminance, s_.temporal ? state_.last_cut : 0u);
+    }
+    ++frame_;
+    return {};
+  }
   ImageView scene;
   if (Status s = decode(in, scene); !s.ok()) return s;
   // Glare and the CUDA host API take an owning float image.

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "stream/fast_video.hpp"
+#include "tonekit/device_frames.hpp"
 #include "stream/frame_io.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/operators.hpp"
@@ -58,6 +59,8 @@ class FrameMapper {
   TemporalState state_;
   std::FILE* log_ = nullptr;
   std::unique_ptr<FastVideo> fast_;  // when it covers this stream (fast_video.hpp)
+  // --backend cuda: the whole frame (decode, glare, temporal, map, 4:2:0 encode) on the device.
+  std::unique_ptr<DeviceFrameMapper> device_;
   long long frame_ = 0;
 };
 

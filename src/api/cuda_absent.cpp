@@ -1,6 +1,7 @@
 // The CUDA entry points of a build without CUDA (-DTONEKIT_CUDA=OFF or no nvcc).
 #include "api/cuda_entry.hpp"
 #include "tonekit/blur_cuda.hpp"
+#include "tonekit/device_frames.hpp"
 #include "tonekit/glare_cuda.hpp"
 
 namespace tonekit {
@@ -24,6 +25,16 @@ Status tone_map_host(const Image&, const Params&, OutputFormat, OutputImage&, Fr
 }  // namespace cuda_entry
 
 Status cuda_apply_glare(Image&, const GlareParams&) { return no_cuda_build(); }
+
+struct DeviceFrameMapper::Impl {};
+DeviceFrameMapper::DeviceFrameMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DeviceFrameMapper::~DeviceFrameMapper() = default;
+Result<std::unique_ptr<DeviceFrameMapper>> DeviceFrameMapper::create(const ToneMapperConfig&) { return no_cuda_build(); }
+std::size_t DeviceFrameMapper::input_bytes() const { return 0; }
+std::size_t DeviceFrameMapper::output_bytes() const { return 0; }
+Status DeviceFrameMapper::map(const void*, void*, double) { return no_cuda_build(); }
+Status DeviceFrameMapper::read_stats(FrameStats&, FrameStats*) { return no_cuda_build(); }
+Status DeviceFrameMapper::read_temporal_state(TemporalState&) { return no_cuda_build(); }
 Result<Image> cuda_blur(const Image&, const BlurPlan&) { return no_cuda_build(); }
 Result<Image> cuda_blur(const Image&, std::string_view, double, const BlurSettings&) { return no_cuda_build(); }
 

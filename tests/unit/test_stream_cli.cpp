@@ -20,6 +20,7 @@
 #include "core/half.hpp"
 #include "tonekit/io.hpp"
 #include "tonekit/synth.hpp"
+#include "tonekit/tonemap.hpp"
 #include "tonekit/video.hpp"
 
 namespace fs = std::filesystem;
@@ -500,6 +501,49 @@ TEST_F(StreamCli, FastPathWithinOneCodeOfTheReference) {
     }
     EXPECT_LE(worst, 1) << extra;
     EXPECT_LE(differ, fast.size() / 200) << extra << ": " << differ << " of " << fast.size() << " bytes differ";
+  }
+}
+
+// --backend cuda: the whole frame on the device (tonekit::DeviceFrameMapper over the ToneMapper's
+// decode stage, passes, temporal state and 4:2:0 encode) against the CPU reference (--exact), the
+// same stream with temporal adaptation and the per-frame log. Skips without a GPU.
+TEST_F(StreamCli, CudaBackendMatchesTheReference) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or a build without CUDA): the cuda backend is not run";
+  ASSERT_EQ(sh("$T synth night-drive seq.y4m --frames 12 --size 131x75").code, 0);
+  for (const char* extra : {"", " --output-format nv12", " --op reinhard-sat", " --output-format rgba"}) {
+    ASSERT_EQ(sh(std::string("$T stream seq.y4m gpu.out --backend cuda --temporal --temporal-log gpu.csv") + extra).code,
+              0) << extra;
+    ASSERT_EQ(sh(std::string("$T stream seq.y4m cpu.out --backend cpu --exact --temporal --temporal-log cpu.csv") + extra)
+                  .code,
+              0) << extra;
+    const Bytes gpu = file("gpu.out"), cpu = file("cpu.out");
+    ASSERT_EQ(gpu.size(), cpu.size()) << extra;
+    std::size_t differ = 0;
+    int worst = 0;
+    for (std::size_t i = 0; i < gpu.size(); ++i) {
+      const int d = std::abs(static_cast<int>(gpu[i]) - static_cast<int>(cpu[i]));
+      differ += d != 0;
+      worst = std::max(worst, d);
+    }
+    EXPECT_LE(worst, std::string(extra).find("sat") != std::string::npos ? 2 : 1) << extra;
+    EXPECT_LE(differ, gpu.size() / 1000) << extra << ": " << differ << " of " << gpu.size() << " bytes differ";
+    // The same cuts and adapted keys, frame by frame.
+    const Bytes a = file("gpu.csv"), b = file("cpu.csv");
+    std::istringstream ga(std::string(a.begin(), a.end())), cb(std::string(b.begin(), b.end()));
+    std::string la, lb;
+    int rows = 0;
+    while (std::getline(ga, la) && std::getline(cb, lb)) {
+      if (rows++ == 0) continue;
+      std::vector<double> x, y;
+      std::stringstream sa(la), sb(lb);
+      for (std::string c; std::getline(sa, c, ',');) x.push_back(std::stod(c));
+      for (std::string c; std::getline(sb, c, ',');) y.push_back(std::stod(c));
+      ASSERT_EQ(x.size(), 6u);
+      ASSERT_EQ(y.size(), 6u);
+      EXPECT_NEAR(x[2] / y[2], 1.0, 1e-5) << extra << " frame " << x[0];
+      EXPECT_EQ(x[5], y[5]) << extra << " frame " << x[0];
+    }
+    EXPECT_EQ(rows, 13) << extra;
   }
 }
 

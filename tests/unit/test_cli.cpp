@@ -353,8 +353,9 @@ TEST_F(Cli, BatchModeWithPattern) {
   std::ofstream(dir_ / "in" / "d.exr", std::ios::binary) << "garbage";
   r = run("map in -o 'o4/{name}.png'");
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_EQ(r.err_lines(), 2) << r.err;  // the failure, then the summary
   EXPECT_NE(r.err.find("d.exr"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("3 written, 1 failed"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "o4" / "a.png"));
   EXPECT_TRUE(fs::exists(dir_ / "o4" / "c.png"));
   EXPECT_FALSE(fs::exists(dir_ / "o4" / "d.png"));

@@ -18,17 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "unit/test_files.hpp"
+
 namespace fs = std::filesystem;
 extern char** environ;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using tonekit::test::listing;
+using tonekit::test::slurp;
 
 struct CliRun {
   int code = -1;
@@ -66,15 +64,6 @@ CliRun run_cli(const fs::path& dir, const std::vector<std::string>& args) {
 }
 
 int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
-// Files under dir (recursive), relative, sorted.
-std::vector<std::string> listing(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out.push_back(fs::relative(e.path(), dir).string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 class Batch : public ::testing::Test {
  protected:

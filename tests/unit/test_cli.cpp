@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tonekit/io.hpp"
+#include "unit/test_files.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/tonemap.hpp"
@@ -25,6 +26,9 @@ namespace fs = std::filesystem;
 using namespace tonekit;
 
 namespace {
+
+using tonekit::test::listing;
+using tonekit::test::slurp;
 
 struct RunResult {
   int code = -1;
@@ -36,13 +40,6 @@ struct RunResult {
   }
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // Runs of whitespace (line wraps and indents) as single spaces.
 std::string squeeze(const std::string& s) {
   std::string out;
@@ -51,15 +48,6 @@ std::string squeeze(const std::string& s) {
     if (space && !out.empty() && out.back() == ' ') continue;
     out += space ? ' ' : c;
   }
-  return out;
-}
-
-// Files under dir (recursive), relative, sorted.
-std::vector<std::string> listing(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out.push_back(fs::relative(e.path(), dir).string());
-  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -14,10 +14,7 @@
 
 #include "../../src/io/readers.hpp"
 #include "tonekit/io.hpp"
-
-#ifndef TONEKIT_SHARED_HDR
-#define TONEKIT_SHARED_HDR TONEKIT_SOURCE_DIR "/../shared/hdr"
-#endif
+#include "unit/test_files.hpp"
 
 namespace fs = std::filesystem;
 using tonekit::Image;
@@ -121,9 +118,8 @@ TEST(IoFastReaders, PfmFromFileKeepsTheMemoryReadersErrors) {
 }
 
 TEST(IoFastReaders, PfmRoundTripOfRealImages) {
-  const fs::path shared(TONEKIT_SHARED_HDR);
-  if (!fs::is_regular_file(shared / "MANIFEST.md"))
-    GTEST_SKIP() << "no real images: " << shared << "/MANIFEST.md is absent (needs ../shared/hdr)";
+  SKIP_WITHOUT_SHARED_HDR();
+  const fs::path shared = tonekit::test::shared_hdr();
   TempDir dir;
   int checked = 0;
   for (const char* name : {"Desk.exr", "StillLife.exr", "city.hdr", "mpi_atrium_3.hdr"}) {
@@ -146,9 +142,8 @@ TEST(IoFastReaders, PfmRoundTripOfRealImages) {
 // Hashes of read_image() on each Radiance file with the per-pixel double conversion this
 // branch replaced (commit d9d3eb8's src/io/rgbe_reader.cpp), and each file's size.
 TEST(IoFastReaders, RadianceTableGivesTheOldConversionsBits) {
-  const fs::path shared(TONEKIT_SHARED_HDR);
-  if (!fs::is_regular_file(shared / "MANIFEST.md"))
-    GTEST_SKIP() << "no real images: " << shared << "/MANIFEST.md is absent (needs ../shared/hdr)";
+  SKIP_WITHOUT_SHARED_HDR();
+  const fs::path shared = tonekit::test::shared_hdr();
   struct Expected {
     const char* file;
     std::uintmax_t bytes;

@@ -13,9 +13,12 @@ namespace tonekit::io {
 // PNG filter types (PNG spec 9.2); Average is not offered: it was never the fastest or smallest.
 enum class PngFilter : std::uint8_t { none = 0, sub = 1, up = 2, paeth = 4 };
 
+// Each strip tries Z_RLE and Z_HUFFMAN_ONLY on its first rows and deflates with the smaller.
+constexpr int kRleOrHuffman = -1;
+
 struct PngEncoding {
   int level = 1;                     // zlib level 0-9
-  int strategy = Z_DEFAULT_STRATEGY; // Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE, Z_HUFFMAN_ONLY
+  int strategy = Z_DEFAULT_STRATEGY; // Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE, Z_HUFFMAN_ONLY, kRleOrHuffman
   PngFilter filter = PngFilter::paeth;
   int threads = 0;                   // 0: one per core
 };

@@ -380,7 +380,7 @@ TEST(IoRoundTrip, PngStripsFiltersAndStrategies) {
   TempDir dir;
   const OutputImage image = display_image(37, 333, 3, PixelType::u8);
   for (io::PngFilter filter : {io::PngFilter::none, io::PngFilter::sub, io::PngFilter::up, io::PngFilter::paeth})
-    for (int strategy : {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE, Z_HUFFMAN_ONLY})
+    for (int strategy : {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE, Z_HUFFMAN_ONLY, io::kRleOrHuffman})
       for (int threads = 1; threads <= 5; ++threads) {
         io::PngEncoding encoding;
         encoding.filter = filter;

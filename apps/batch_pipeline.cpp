@@ -39,6 +39,10 @@ class Pipeline {
       : jobs_(jobs), settings_(settings), items_(jobs.size()) {}
 
   BatchResult run() {
+    // CUDA's context is created while the first files decode, not by the first tone_map call.
+    // A failure here shows again, with its message, at that first call.
+    std::jthread context;
+    if (settings_.backend == Backend::cuda) context = std::jthread([] { static_cast<void>(prepare_backend(Backend::cuda)); });
     std::vector<std::jthread> decoders;
     const int workers = std::clamp(settings_.decode_workers, 1, std::max(1, settings_.max_in_flight - 1));
     for (int i = 0; i < workers; ++i) decoders.emplace_back([this] { decode_loop(); });

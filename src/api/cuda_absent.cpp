@@ -15,6 +15,8 @@ bool available(std::string* why) {
   return false;
 }
 
+Status create_context() { return no_cuda_build(); }
+
 Status tone_map_host(const Image&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*) {
   return no_cuda_build();
 }

@@ -8,6 +8,9 @@ namespace tonekit::cuda_entry {
 // True when a CUDA device can be used; `why` says why not otherwise.
 bool available(std::string* why = nullptr);
 
+// Creates the CUDA context (the first CUDA call pays for it; prepare_backend() calls this early).
+Status create_context();
+
 // Whole-image tone mapping of a host image through the streamed host API.
 Status tone_map_host(const Image& input, const Params& params, OutputFormat format, OutputImage& out,
                      FrameStats* stats, MapTimings* timings);

@@ -79,6 +79,13 @@ bool available(std::string* why) {
   return ok;
 }
 
+Status create_context() {
+  std::string why;
+  if (!available(&why)) return {StatusCode::no_device, "--backend cuda: " + why};
+  TK_CUDA_CHECK(cudaFree(nullptr));  // the documented way to initialise the runtime and context
+  return {};
+}
+
 Status tone_map_host(const Image& input, const Params& params, OutputFormat format, OutputImage& out, FrameStats* stats,
                      MapTimings* timings) {
   const auto t0 = std::chrono::steady_clock::now();

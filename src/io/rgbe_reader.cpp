@@ -258,7 +258,8 @@ Result<Image> decode(const std::string& name, const std::uint8_t* data, std::siz
   // Radiance colr_color(): value = (mantissa + 0.5) * 2^(exponent - 136); exponent 0 is black.
   // Computed in double and rounded once to float; exposure divided out here (see parse_header).
   // Tabulated for every (exponent, mantissa): one load per channel instead of a double multiply
-  // and rounding (the same values bit for bit; 4K converted in NN ms instead of NN ms here).
+  // and rounding, the same values bit for bit (4K night-drive: user time 46 -> 39 ms a read; the
+  // image's page faults are the larger cost, halved by the CLI's huge pages).
   std::vector<float> value(256 * 256, 0.0f);
   for (int e = 1; e < 256; ++e) {
     const double scale = std::ldexp(1.0, e - 136) / header->exposure;

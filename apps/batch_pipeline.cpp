@@ -24,6 +24,19 @@ namespace fs = std::filesystem;
 
 enum class Stage { waiting, decoded, mapped };
 
+// Runs one stage's work for one file; an exception (an allocation failing) becomes that file's
+// Status instead of escaping the thread (std::terminate).
+template <class F>
+Status guarded(F&& work) {
+  try {
+    return work();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::out_of_memory, "out of memory");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::runtime_error, e.what());
+  }
+}
+
 struct Item {
   Stage stage = Stage::waiting;
   Status status;
@@ -78,9 +91,12 @@ class Pipeline {
         ++in_flight_;
       }
       auto item = std::make_unique<Item>();
-      auto image = io::read_image(jobs_[i].input);
-      if (image.ok()) item->image = std::move(*image);
-      else item->status = image.status();
+      item->status = guarded([&] {
+        auto image = io::read_image(jobs_[i].input);
+        if (!image.ok()) return image.status();
+        item->image = std::move(*image);
+        return Status::ok_status();
+      });
       item->stage = Stage::decoded;
       {
         std::lock_guard lock(mutex_);
@@ -102,7 +118,7 @@ class Pipeline {
           item.spec.jpeg_quality = settings_.jpeg_quality;
           item.spec.png_level = settings_.png_level;
           FrameStats stats;
-          item.status = map_one_image(item.image, settings_, item.spec, item.out, stats);
+          item.status = guarded([&] { return map_one_image(item.image, settings_, item.spec, item.out, stats); });
           // Sanitised pixels are reported, not fatal (README "Bad pixels").
           if (item.status.ok() && (stats.nan_count || stats.inf_count || stats.negative_count)) {
             char line[160];
@@ -131,7 +147,7 @@ class Pipeline {
         const fs::path parent = fs::path(job.output).parent_path();
         if (!parent.empty() && !fs::exists(parent, ec)) fs::create_directories(parent, ec);
       }
-      if (status.ok()) status = write_output(job.output, item.spec, item.out);
+      if (status.ok()) status = guarded([&] { return write_output(job.output, item.spec, item.out); });
       if (!item.warning.empty()) {
         progress.finish();
         warn(item.warning);

@@ -49,7 +49,14 @@ struct Item {
 class Pipeline {
  public:
   Pipeline(const std::vector<BatchJob>& jobs, const BatchSettings& settings)
-      : jobs_(jobs), settings_(settings), items_(jobs.size()) {}
+      : jobs_(jobs), settings_(settings), items_(jobs.size()) {
+    // 4 images keep two decoders, the mapper and the writer busy on 2 cores (20 x 4K in 4.9 s,
+    // CPU-bound). With more cores each stage is shorter and one late file stalls the rest, so
+    // decoders and slots grow with the cores (unmeasured on 16 cores: bench/cpu/STILLS_NOTES.md).
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (settings_.max_in_flight <= 0) settings_.max_in_flight = std::clamp(2 + cores / 4, 4, 8);
+    if (settings_.decode_workers <= 0) settings_.decode_workers = std::clamp(cores / 4, 2, 4);
+  }
 
   BatchResult run() {
     // CUDA's context is created while the first files decode, not by the first tone_map call.
@@ -174,7 +181,7 @@ class Pipeline {
   }
 
   const std::vector<BatchJob>& jobs_;
-  const BatchSettings& settings_;
+  BatchSettings settings_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::unique_ptr<Item>> items_;  // guarded by mutex_ (the pointers; each Item by its stage)

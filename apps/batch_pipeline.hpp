@@ -24,10 +24,12 @@ struct BatchSettings {
   int png_level = io::kDefaultPngLevel;
   GlareParams glare;               // strength 0: off
   bool create_folders = false;     // -o patterns may name folders that do not exist yet
-  int decode_workers = 2;
-  // Images alive at once (decoding, decoded, mapped, being written). 4 keeps a decoder, the
-  // mapper and the writer busy with one spare; a 4K float RGB image is 100 MB.
-  int max_in_flight = 4;
+  // 0: chosen from the core count (batch_pipeline.cpp: 2 decoders and 4 images in flight on
+  // 2-8 cores, up to 4 and 8 on 16 or more).
+  int decode_workers = 0;
+  // Images alive at once (decoding, decoded, mapped, being written); a 4K float RGB image and
+  // its 8-bit output are 133 MB.
+  int max_in_flight = 0;
   bool progress = false;           // a progress line on stderr (only drawn on a terminal)
 };
 

@@ -163,7 +163,7 @@ Result<OutputSpec> output_spec_for(const std::string& path, int bits, int input_
 
 Status write_output(const std::string& path, const OutputSpec& spec, const OutputImage& image) {
   switch (spec.kind) {
-    case io::OutputKind::png: return io::write_png(path, image);
+    case io::OutputKind::png: return io::write_png(path, image, spec.png_level);
     case io::OutputKind::jpeg: return io::write_jpeg(path, image, spec.jpeg_quality);
     case io::OutputKind::exr:
     case io::OutputKind::hdr:

@@ -50,6 +50,7 @@ struct OutputSpec {
   OutputFormat format;
   bool exr_half = true;
   int jpeg_quality = 92;
+  int png_level = io::kDefaultPngLevel;
 };
 Result<OutputSpec> output_spec_for(const std::string& path, int bits, int input_channels);
 const char* output_kind_name(io::OutputKind kind);

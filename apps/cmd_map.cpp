@@ -11,10 +11,10 @@
 #include <system_error>
 
 #include "auto_select.hpp"
+#include "batch_pipeline.hpp"
 #include "cli_common.hpp"
 #include "preset.hpp"
 #include "tonekit/blur.hpp"
-#include "tonekit/glare_cuda.hpp"
 
 namespace tonekit::cli {
 namespace {
@@ -29,13 +29,10 @@ struct MapOptions {
   std::string backend = "auto";
   int bits = 0;
   int quality = 92;
+  int png_level = io::kDefaultPngLevel;
   GlareParams glare;  // strength 0: off
   std::string preset;
   bool automatic = false;  // --auto (apps/auto_select.cpp)
-};
-
-struct Job {
-  std::string input, output;
 };
 
 bool is_hdr_file(const fs::path& p) {
@@ -116,10 +113,11 @@ int run_map(const MapOptions& o) {
   auto resolved = resolve_backend(o.backend);
   if (!resolved.ok()) return report(resolved.status());
   const Backend backend = *resolved;
-  if (o.quality < 1 || o.quality > 100) return report(invalid_argument("--quality must be in [1, 100]"));
+  if (o.quality < 1 || o.quality > 100) return report(invalid_argument("--jpeg-quality must be in [1, 100]"));
+  if (o.png_level < 0 || o.png_level > 9) return report(invalid_argument("--png-level must be in [0, 9]"));
 
   // 2. The jobs: IN OUT, or inputs and -o PATTERN.
-  std::vector<Job> jobs;
+  std::vector<BatchJob> jobs;
   bool batch = !o.pattern.empty();
   if (!batch) {
     if (o.paths.size() != 2)
@@ -148,62 +146,28 @@ int run_map(const MapOptions& o) {
       jobs.push_back({in, *out});
     }
   }
-  for (const Job& j : jobs) {
+  for (const BatchJob& j : jobs) {
     auto spec = output_spec_for(j.output, o.bits, 3);
     if (!spec.ok()) return report(spec.status());
     if (same_file(j.input, j.output)) return report(invalid_argument(j.output + ": would overwrite its own input"));
   }
 
-  // 3. Read, map, write. In batch mode a failing file is reported and the rest go on.
-  Progress progress(batch ? static_cast<int>(jobs.size()) : 0);
-  int worst = kExitOk;
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const Job& j = jobs[i];
-    progress.update(static_cast<int>(i), file_stem(j.input));
-    Status status;
-    auto image = io::read_image(j.input);
-    if (!image.ok()) {
-      status = image.status();
-    } else {
-      auto spec = output_spec_for(j.output, o.bits, image->channels);
-      spec->jpeg_quality = o.quality;
-      OutputImage out;
-      // Glare/bloom is added to the scene before tone mapping, on the mapping's backend
-      // (src/blur/glare.cpp, or src/cuda/blur/glare_gpu.cu; the image makes a round trip to the
-      // device for it: the mapping uploads it again).
-      if (o.glare.strength > 0)
-        status = backend == Backend::cuda ? cuda_apply_glare(*image, o.glare) : apply_glare(*image, o.glare);
-      FrameStats stats;
-      // --auto: this image's own parameters, searched from the --set values (apps/auto_select.cpp).
-      Params job_params = *params;
-      if (status.ok() && o.automatic) status = choose_auto_params(*image, job_params, j.input);
-      if (status.ok()) status = tone_map(*image, job_params, spec->format, backend, out, &stats);
-      // Sanitised pixels are reported, not fatal (README "Bad pixels"): one line on stderr.
-      if (status.ok() && (stats.nan_count || stats.inf_count || stats.negative_count)) {
-        progress.finish();
-        std::fprintf(stderr, "tonekit: warning: %s: sanitised %llu NaN, %llu Inf and %llu negative pixels\n",
-                     j.input.c_str(), static_cast<unsigned long long>(stats.nan_count),
-                     static_cast<unsigned long long>(stats.inf_count),
-                     static_cast<unsigned long long>(stats.negative_count));
-      }
-      if (status.ok() && batch) {
-        // Batch patterns may name folders that do not exist yet (out/{op}/{name}.png).
-        std::error_code ec;
-        fs::path parent = fs::path(j.output).parent_path();
-        if (!parent.empty() && !fs::exists(parent, ec)) fs::create_directories(parent, ec);
-      }
-      if (status.ok()) status = write_output(j.output, *spec, out);
-    }
-    if (!status.ok()) {
-      progress.finish();
-      if (status.message().find(j.input) == std::string::npos && status.message().find(j.output) == std::string::npos)
-        status = Status{status.code(), j.input + ": " + status.message()};
-      worst = std::max(worst, report(status));
-    }
-  }
-  progress.update(static_cast<int>(jobs.size()), "done");
-  progress.finish();
-  return worst;
+  // 3. Read, map, write (apps/batch_pipeline.cpp). In batch mode a failing file is reported
+  // and the rest go on; the summary line counts both.
+  BatchSettings run;
+  run.params = &*params;
+  run.backend = backend;
+  run.bits = o.bits;
+  run.jpeg_quality = o.quality;
+  run.png_level = o.png_level;
+  run.glare = o.glare;
+  run.create_folders = batch;
+  run.progress = batch;
+  if (o.automatic) run.choose_params = choose_auto_params;  // --auto (apps/auto_select.cpp)
+  const BatchResult result = run_batch(jobs, run);
+  if (batch && result.failed > 0)
+    std::fprintf(stderr, "tonekit: %d written, %d failed\n", result.written, result.failed);
+  return result.exit_code;
 }
 
 }  // namespace
@@ -220,10 +184,13 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU is present)")->capture_default_str();
   cmd->add_option("--bits", o->bits,
                   "bits per channel: png 8|16 (8), jpg 8, exr 16 half|32 float (16), hdr/pfm 32");
-  cmd->add_option("--quality", o->quality, "JPEG quality 1-100")->capture_default_str();
   cmd->add_flag("--auto", o->automatic,
                 "choose the operator's parameters per image: (TMQI + FSITM)/2 - 0.005 CIEDE2000, within the "
                 "registered ranges, <= 2 s on a proxy");
+  cmd->add_option("--jpeg-quality,--quality", o->quality, "JPEG quality 1-100")->capture_default_str();
+  cmd->add_option("--png-level", o->png_level,
+                  "PNG zlib level 0-9: 1 is fastest, 9 smallest (README: the size/time table)")
+      ->capture_default_str();
   cmd->add_option("--glare", o->glare.strength,
                   "glare/bloom strength (0 = off): blurred bright-pass added to the scene before mapping")
       ->check(CLI::Range(0.0, 10.0))

@@ -25,8 +25,10 @@ Status write_exr(const std::string& path, const Image& image, bool half = true);
 Status write_hdr(const std::string& path, const Image& image);
 Status write_pfm(const std::string& path, const Image& image);
 
-// Display writers: u8 or u16 image (PNG 8/16 bit; JPEG 8 bit only).
-Status write_png(const std::string& path, const OutputImage& image);
+// Display writers: u8 or u16 image (PNG 8/16 bit; JPEG 8 bit only). `level` is zlib's
+// 0 (stored) .. 9 (smallest); the default is the fastest that still compresses (README table).
+constexpr int kDefaultPngLevel = 1;
+Status write_png(const std::string& path, const OutputImage& image, int level = kDefaultPngLevel);
 Status write_jpeg(const std::string& path, const OutputImage& image, int quality = 92);
 // The PNG bytes write_png would write, in memory (the studio serves them).
 Result<std::string> encode_png(const OutputImage& image);

@@ -14,6 +14,10 @@ const char* backend_name(Backend b);
 Result<Backend> parse_backend(std::string_view text);
 // True when this build has CUDA and a device is present.
 bool cuda_available();
+// Creates the CUDA context now (a no-op for the CPU backend), so that a caller can overlap its
+// cost (~0.1-0.3 s) with other work such as decoding the first file; tone_map() would otherwise
+// pay it on its first call. Optional; thread-safe.
+Status prepare_backend(Backend backend);
 
 // Statistics of one frame, over the sanitised luminance (see sanitise policy in
 // src/core/colour.hpp): log-average with delta, min, max, and counts of pixels that held

@@ -14,6 +14,9 @@ bool available(std::string* why = nullptr);
 // status line; false when no device can be asked (no CUDA build, no device, or the call failed).
 bool device_memory_info(std::size_t* used, std::size_t* total);
 
+// Creates the CUDA context (the first CUDA call pays for it; prepare_backend() calls this early).
+Status create_context();
+
 // Whole-image tone mapping of a host image through the streamed host API.
 Status tone_map_host(const Image& input, const Params& params, OutputFormat format, OutputImage& out,
                      FrameStats* stats, MapTimings* timings);

@@ -25,6 +25,11 @@ Result<Backend> parse_backend(std::string_view text) {
 
 bool cuda_available() { return cuda_entry::available(); }
 
+Status prepare_backend(Backend backend) {
+  if (backend == Backend::cpu || (backend == Backend::automatic && !cuda_entry::available())) return {};
+  return cuda_entry::create_context();
+}
+
 double FrameStats::dynamic_range_stops() const {
   if (!(max_luminance > 0) || !(min_positive_luminance > 0)) return 0.0;
   return std::log2(max_luminance / min_positive_luminance);

@@ -48,31 +48,44 @@ inline void load_f16(const std::uint16_t* p, int n, Chunk& c) {
   }
 }
 
-// Quantises one channel plane into codes; a contiguous loop the compiler vectorises
-// (powf and the dither hash included), then a separate interleaving store.
+// Quantises one channel plane into codes; a contiguous loop the compiler vectorises (powf
+// included), then a separate interleaving store. The dither hash is one per pixel
+// (core::dither_pixel_hash), computed once for the three channels by the caller: recomputing it
+// in each channel's loop, as core::quantise does, tripled the map pass's CPU time (4K, 2 cores:
+// 0.26 s with dither against 0.09 s without; bench/cpu/STILLS_NOTES.md). Same bits either way.
 template <unsigned kMax, bool kDither, class Encode>
-inline void quantise_plane(const float* src, int x0, int n, int y, int ch, std::uint32_t* codes, Encode encode) {
-  for (int i = 0; i < n; ++i) codes[i] = core::quantise(encode(src[i]), kMax, kDither, x0 + i, y, ch);
+inline void quantise_plane(const float* src, int n, int ch, const std::uint32_t* hashes, std::uint32_t* codes,
+                           Encode encode) {
+  for (int i = 0; i < n; ++i) {
+    const float noise = kDither ? core::dither_noise_from_hash(hashes[i], ch) : 0.0f;
+    codes[i] = core::quantise_noise(encode(src[i]), kMax, kDither, noise);
+  }
 }
 
 template <unsigned kMax, bool kDither>
-inline void quantise_colour(const float* src, int x0, int n, int y, int ch, float gamma, std::uint32_t* codes) {
+inline void quantise_colour(const float* src, int n, int ch, float gamma, const std::uint32_t* hashes,
+                            std::uint32_t* codes) {
   if (gamma == 0.0f) {
-    quantise_plane<kMax, kDither>(src, x0, n, y, ch, codes, [](float v) { return core::encode_srgb(v); });
+    quantise_plane<kMax, kDither>(src, n, ch, hashes, codes, [](float v) { return core::encode_srgb(v); });
   } else {
     const float inv_gamma = 1.0f / gamma;
-    quantise_plane<kMax, kDither>(src, x0, n, y, ch, codes, [inv_gamma](float v) { return core::encode_gamma(v, inv_gamma); });
+    quantise_plane<kMax, kDither>(src, n, ch, hashes, codes, [inv_gamma](float v) { return core::encode_gamma(v, inv_gamma); });
   }
 }
 
 template <class T, unsigned kMax, bool kDither>
 inline void store_quantised(const Chunk& c, int x0, int n, int y, int channels, float gamma, T* out) {
   alignas(64) std::uint32_t codes[4][kChunk];
-  quantise_colour<kMax, kDither>(c.r, x0, n, y, 0, gamma, codes[0]);
-  quantise_colour<kMax, kDither>(c.g, x0, n, y, 1, gamma, codes[1]);
-  quantise_colour<kMax, kDither>(c.b, x0, n, y, 2, gamma, codes[2]);
+  alignas(64) std::uint32_t hashes[kChunk];
+  if (kDither) {
+    const std::uint32_t row_seed = core::dither_row_seed(y);
+    for (int i = 0; i < n; ++i) hashes[i] = core::dither_pixel_hash(x0 + i, row_seed);
+  }
+  quantise_colour<kMax, kDither>(c.r, n, 0, gamma, hashes, codes[0]);
+  quantise_colour<kMax, kDither>(c.g, n, 1, gamma, hashes, codes[1]);
+  quantise_colour<kMax, kDither>(c.b, n, 2, gamma, hashes, codes[2]);
   if (channels == 4) {
-    quantise_plane<kMax, false>(c.a, x0, n, y, 3, codes[3], [](float v) { return v; });  // alpha: linear, no dither
+    quantise_plane<kMax, false>(c.a, n, 3, hashes, codes[3], [](float v) { return v; });  // alpha: linear, no dither
     for (int i = 0; i < n; ++i)
       for (int ch = 0; ch < 4; ++ch) out[i * 4 + ch] = static_cast<T>(codes[ch][i]);
   } else {

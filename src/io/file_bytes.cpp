@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -78,6 +79,34 @@ Result<FileBytes> read_start(const std::string& path, std::size_t max_bytes) {
 }
 
 }  // namespace
+
+Status read_rows(const std::string& path, int fd, std::uint64_t offset, const std::vector<RowTarget>& rows) {
+  constexpr std::size_t kMaxVectors = 1024;  // IOV_MAX on Linux
+  std::vector<iovec> vectors;
+  for (std::size_t first = 0; first < rows.size(); first += kMaxVectors) {
+    const std::size_t count = std::min(kMaxVectors, rows.size() - first);
+    vectors.resize(count);
+    for (std::size_t i = 0; i < count; ++i) vectors[i] = {rows[first + i].data, rows[first + i].size};
+    // A short read leaves the vectors partly filled: skip what arrived and go on.
+    std::size_t next = 0;
+    while (next < count) {
+      const ssize_t got = ::preadv(fd, vectors.data() + next, static_cast<int>(count - next), static_cast<off_t>(offset));
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        return io_error(path + ": read failed: " + errno_text(errno));
+      }
+      if (got == 0) return bad_input(path + ": file ended early (did it shrink while being read?)");
+      offset += static_cast<std::uint64_t>(got);
+      auto left = static_cast<std::size_t>(got);
+      while (next < count && left >= vectors[next].iov_len) left -= vectors[next++].iov_len;
+      if (next < count) {
+        vectors[next].iov_base = static_cast<char*>(vectors[next].iov_base) + left;
+        vectors[next].iov_len -= left;
+      }
+    }
+  }
+  return Status::ok_status();
+}
 
 Result<FileBytes> read_file_bytes(const std::string& path) {
   return read_start(path, std::numeric_limits<std::size_t>::max());

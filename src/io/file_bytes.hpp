@@ -21,4 +21,13 @@ struct FileBytes {
 Result<FileBytes> read_file_bytes(const std::string& path);
 Result<FileBytes> read_file_prefix(const std::string& path, std::size_t max_bytes);
 
+// Destinations for read_rows: `size` bytes at `data`, filled in order from the file.
+struct RowTarget {
+  void* data = nullptr;
+  std::size_t size = 0;
+};
+// Reads consecutive file bytes from `offset` into `rows` (preadv, IOV_MAX rows a call; short
+// reads and EINTR retried). bad_input if the file ends first (it shrank since it was sized).
+Status read_rows(const std::string& path, int fd, std::uint64_t offset, const std::vector<RowTarget>& rows);
+
 }  // namespace tonekit::io

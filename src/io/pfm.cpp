@@ -10,7 +10,9 @@
 #include <new>
 #include <optional>
 #include <string_view>
+#include <vector>
 
+#include "file_bytes.hpp"
 #include "input_checks.hpp"
 #include "readers.hpp"
 #include "tonekit/io.hpp"
@@ -124,29 +126,38 @@ float load_float(const std::uint8_t* bytes, bool swap) {
   return std::bit_cast<float>(bits);
 }
 
+bool needs_swap(const PfmHeader& header) { return header.little_endian != (std::endian::native == std::endian::little); }
+
+std::size_t file_row_bytes(const PfmHeader& header) {
+  return static_cast<std::size_t>(header.width) * static_cast<std::size_t>(header.channels) * 4;
+}
+
+// File rows (bottom-up, `channels` floats a pixel, either byte order) into the image's RGB rows.
+void convert_rows(const std::uint8_t* pixels, const PfmHeader& header, Image& image) {
+  const int width = image.width, height = image.height, channels = header.channels;
+  const bool swap = needs_swap(header);
+  const std::size_t row_bytes = file_row_bytes(header);
+  for (int y = 0; y < height; ++y) {
+    // Rows are stored bottom-up: the file's first row is the image's last.
+    const std::uint8_t* source = pixels + static_cast<std::size_t>(height - 1 - y) * row_bytes;
+    float* out = image.row(y);
+    if (channels == 3 && !swap) {
+      std::memcpy(out, source, row_bytes);
+    } else if (channels == 3) {
+      for (int i = 0; i < width * 3; ++i) out[i] = load_float(source + static_cast<std::size_t>(i) * 4, true);
+    } else {
+      for (int x = 0; x < width; ++x) out[x * 3] = out[x * 3 + 1] = out[x * 3 + 2] = load_float(source + static_cast<std::size_t>(x) * 4, swap);
+    }
+  }
+}
+
 Result<Image> decode(const std::string& name, const std::uint8_t* data, std::size_t size, const ReadLimits& limits) {
   auto header = parse_header(name, data, size, limits);
   if (!header.ok()) return header.status();
   if (Status status = check_data_size(name, *header, size); !status.ok()) return status;
 
-  const int width = static_cast<int>(header->width);
-  const int height = static_cast<int>(header->height);
-  const int channels = header->channels;
-  const bool swap = header->little_endian != (std::endian::native == std::endian::little);
-  Image image(width, height, 3);
-  const std::uint8_t* pixels = data + header->data_offset;
-  const std::size_t row_bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels) * 4;
-  for (int y = 0; y < height; ++y) {
-    // Rows are stored bottom-up: the file's first row is the image's last.
-    const std::uint8_t* source = pixels + static_cast<std::size_t>(height - 1 - y) * row_bytes;
-    float* out = image.row(y);
-    for (int x = 0; x < width; ++x) {
-      for (int c = 0; c < 3; ++c) {
-        const int source_channel = channels == 3 ? c : 0;
-        out[x * 3 + c] = load_float(source + (static_cast<std::size_t>(x) * channels + source_channel) * 4, swap);
-      }
-    }
-  }
+  Image image(static_cast<int>(header->width), static_cast<int>(header->height), 3);
+  convert_rows(data + header->data_offset, *header, image);
   image.meta = metadata_of(*header);
   const std::uint64_t trailing = size - header->data_offset - pixel_data_bytes(*header);
   if (trailing > 0) image.meta.notes.push_back(std::to_string(trailing) + " trailing bytes after the pixels ignored");
@@ -172,6 +183,42 @@ Result<Image> read_pfm_memory(const std::string& name, const std::uint8_t* data,
     return Status(StatusCode::out_of_memory, name + ": out of memory while reading PFM");
   } catch (const std::exception& e) {
     return Status(StatusCode::runtime_error, name + ": " + one_line(e.what()));
+  }
+}
+
+Result<Image> read_pfm_file(const std::string& path, int fd, const std::uint8_t* prefix, std::size_t prefix_size,
+                            std::uint64_t file_size) {
+  try {
+    auto header = parse_header(path, prefix, prefix_size, ReadLimits{});
+    // A header longer than the prefix (runs of whitespace): the whole-file reader decides.
+    if (!header.ok() && prefix_size < file_size) {
+      auto file = read_file_bytes(path);
+      if (!file.ok()) return file.status();
+      return decode(path, file->bytes.data(), file->bytes.size(), ReadLimits{});
+    }
+    if (!header.ok()) return header.status();
+    if (Status status = check_data_size(path, *header, file_size); !status.ok()) return status;
+    Image image(static_cast<int>(header->width), static_cast<int>(header->height), 3);
+    const std::size_t row_bytes = file_row_bytes(*header);
+    if (header->channels == 3 && !needs_swap(*header)) {
+      // The common case: each file row read straight into its (flipped) image row, no staging.
+      std::vector<RowTarget> rows(static_cast<std::size_t>(image.height));
+      for (int y = 0; y < image.height; ++y) rows[static_cast<std::size_t>(y)] = {image.row(image.height - 1 - y), row_bytes};
+      if (Status status = read_rows(path, fd, header->data_offset, rows); !status.ok()) return status;
+    } else {
+      std::vector<std::uint8_t> pixels(row_bytes * static_cast<std::size_t>(image.height));
+      std::vector<RowTarget> all{{pixels.data(), pixels.size()}};
+      if (Status status = read_rows(path, fd, header->data_offset, all); !status.ok()) return status;
+      convert_rows(pixels.data(), *header, image);
+    }
+    image.meta = metadata_of(*header);
+    const std::uint64_t trailing = file_size - header->data_offset - pixel_data_bytes(*header);
+    if (trailing > 0) image.meta.notes.push_back(std::to_string(trailing) + " trailing bytes after the pixels ignored");
+    return image;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::out_of_memory, path + ": out of memory while reading PFM");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::runtime_error, path + ": " + one_line(e.what()));
   }
 }
 

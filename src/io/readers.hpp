@@ -33,6 +33,13 @@ Result<Image> read_rgbe_memory(const std::string& name, const std::uint8_t* data
 Result<Image> read_pfm_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
                               const ReadLimits& limits = {});
 
+// PFM straight from an open regular file: `prefix` holds its first bytes; the pixel rows are
+// read into the image with one preadv per 1024 rows (flipped on the way, no staging copy).
+// Same checks and messages as read_pfm_memory, which it falls back to when the header is
+// longer than the prefix.
+Result<Image> read_pfm_file(const std::string& path, int fd, const std::uint8_t* prefix, std::size_t prefix_size,
+                            std::uint64_t file_size);
+
 // Header-only readers for probe_image(). The RGBE and PFM ones get the first bytes of the file
 // (`prefix`) and the whole file's size; the EXR one opens the file itself and reads its headers.
 Result<ImageMetadata> probe_exr_file(const std::string& path, std::uint64_t file_size);

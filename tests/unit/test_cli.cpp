@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tonekit/io.hpp"
+#include "unit/test_files.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/tonemap.hpp"
@@ -25,6 +26,9 @@ namespace fs = std::filesystem;
 using namespace tonekit;
 
 namespace {
+
+using tonekit::test::listing;
+using tonekit::test::slurp;
 
 struct RunResult {
   int code = -1;
@@ -36,13 +40,6 @@ struct RunResult {
   }
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // Runs of whitespace (line wraps and indents) as single spaces.
 std::string squeeze(const std::string& s) {
   std::string out;
@@ -51,15 +48,6 @@ std::string squeeze(const std::string& s) {
     if (space && !out.empty() && out.back() == ' ') continue;
     out += space ? ' ' : c;
   }
-  return out;
-}
-
-// Files under dir (recursive), relative, sorted.
-std::vector<std::string> listing(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out.push_back(fs::relative(e.path(), dir).string());
-  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -353,8 +341,9 @@ TEST_F(Cli, BatchModeWithPattern) {
   std::ofstream(dir_ / "in" / "d.exr", std::ios::binary) << "garbage";
   r = run("map in -o 'o4/{name}.png'");
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_EQ(r.err_lines(), 2) << r.err;  // the failure, then the summary
   EXPECT_NE(r.err.find("d.exr"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("3 written, 1 failed"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "o4" / "a.png"));
   EXPECT_TRUE(fs::exists(dir_ / "o4" / "c.png"));
   EXPECT_FALSE(fs::exists(dir_ / "o4" / "d.png"));

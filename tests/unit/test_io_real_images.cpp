@@ -17,11 +17,8 @@
 #include <unistd.h>
 
 #include "tonekit/io.hpp"
+#include "unit/test_files.hpp"
 
-// The top-level build defines both; the fallback keeps this file usable in other builds.
-#ifndef TONEKIT_SHARED_HDR
-#define TONEKIT_SHARED_HDR TONEKIT_SOURCE_DIR "/../shared/hdr"
-#endif
 
 namespace fs = std::filesystem;
 using tonekit::Image;
@@ -29,11 +26,7 @@ namespace io = tonekit::io;
 
 namespace {
 
-fs::path shared_hdr() { return fs::path(TONEKIT_SHARED_HDR); }
-
-#define SKIP_WITHOUT_SHARED_HDR()                                                                   \
-  if (!fs::is_regular_file(shared_hdr() / "MANIFEST.md"))                                           \
-  GTEST_SKIP() << "no real images: " << shared_hdr() << "/MANIFEST.md is absent (needs ../shared/hdr)"
+using tonekit::test::shared_hdr;
 
 struct ManifestEntry {
   std::string file;

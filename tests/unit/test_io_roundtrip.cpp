@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <jpeglib.h>
 #include <png.h>
+#include <zlib.h>
 #include <sys/stat.h>
 
 #include <Imath/half.h>
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/io/png_encoding.hpp"
 #include "../../src/io/readers.hpp"
 #include "tonekit/io.hpp"
 
@@ -352,18 +354,45 @@ TEST(IoRoundTrip, HdrOldStyleRunLengthPixels) {
 
 TEST(IoRoundTrip, PngEightAndSixteenBit) {
   TempDir dir;
-  for (PixelType type : {PixelType::u8, PixelType::u16})
-    for (int channels : {1, 3, 4}) {
-      const OutputImage image = display_image(29, 13, channels, type);
-      const std::string path = dir.file("p.png");
-      ASSERT_TRUE(io::write_png(path, image).ok());
-      const DecodedPng png = read_png(path);
-      EXPECT_EQ(png.width, 29);
-      EXPECT_EQ(png.height, 13);
-      EXPECT_EQ(png.channels, channels);
-      EXPECT_EQ(png.bit_depth, type == PixelType::u8 ? 8 : 16);
-      EXPECT_EQ(png.bytes, image.bytes) << "channels " << channels;
-    }
+  // 13 rows: one deflate strip; 301 rows: several (at least 64 rows each), joined into one
+  // zlib stream that libpng must read back exactly; every --png-level.
+  for (int height : {13, 301})
+    for (int level = 0; level <= 9; ++level)
+      for (PixelType type : {PixelType::u8, PixelType::u16})
+        for (int channels : {1, 3, 4}) {
+          if (height > 13 && level % 4 != 1 && level != 0) continue;  // levels 0, 1, 5, 9 on the tall image
+          const OutputImage image = display_image(29, height, channels, type);
+          const std::string path = dir.file("p.png");
+          ASSERT_TRUE(io::write_png(path, image, level).ok());
+          const DecodedPng png = read_png(path);
+          EXPECT_EQ(png.width, 29);
+          EXPECT_EQ(png.height, height);
+          EXPECT_EQ(png.channels, channels);
+          EXPECT_EQ(png.bit_depth, type == PixelType::u8 ? 8 : 16);
+          EXPECT_EQ(png.bytes, image.bytes) << "channels " << channels << " level " << level << " height " << height;
+        }
+  EXPECT_FALSE(io::write_png(dir.file("bad.png"), display_image(4, 4, 3, PixelType::u8), 10).ok());
+}
+
+// Every filter and strategy, on 1 to 5 strips (deflated on as many threads): the strips'
+// streams and Adler-32s must join into one PNG that libpng reads back exactly.
+TEST(IoRoundTrip, PngStripsFiltersAndStrategies) {
+  TempDir dir;
+  const OutputImage image = display_image(37, 333, 3, PixelType::u8);
+  for (io::PngFilter filter : {io::PngFilter::none, io::PngFilter::sub, io::PngFilter::up, io::PngFilter::paeth})
+    for (int strategy : {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE, Z_HUFFMAN_ONLY, io::kRleOrHuffman})
+      for (int threads = 1; threads <= 5; ++threads) {
+        io::PngEncoding encoding;
+        encoding.filter = filter;
+        encoding.strategy = strategy;
+        encoding.threads = threads;
+        const std::string bytes = io::encode_png(image, encoding);
+        ASSERT_FALSE(bytes.empty());
+        ASSERT_TRUE(io::write_file_atomically(dir.file("s.png"), bytes).ok());
+        const DecodedPng png = read_png(dir.file("s.png"));
+        ASSERT_EQ(png.bytes, image.bytes) << "filter " << static_cast<int>(filter) << " strategy " << strategy
+                                          << " threads " << threads;
+      }
 }
 
 TEST(IoRoundTrip, JpegReadsBackCloseAndDropsAlpha) {

@@ -1,0 +1,219 @@
+// Three stages over a bounded set of images: decoder threads read files (OpenEXR adds its own
+// thread pool inside each decode), this thread maps them in input order (the CPU backend spreads
+// each image over all cores; CUDA sees a single thread, so one context), and one writer thread
+// encodes and writes in input order (the PNG encoder deflates strips on all cores). A slot is
+// taken, in input order, before a file is read and given back once its output is written, so
+// at most max_in_flight images exist whatever the batch length, and the file the mapper waits
+// for always holds a slot (no deadlock).
+#include "batch_pipeline.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "tonekit/glare_cuda.hpp"
+
+namespace tonekit::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class Stage { waiting, decoded, mapped };
+
+// Runs one stage's work for one file; an exception (an allocation failing) becomes that file's
+// Status instead of escaping the thread (std::terminate).
+template <class F>
+Status guarded(F&& work) {
+  try {
+    return work();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::out_of_memory, "out of memory");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::runtime_error, e.what());
+  }
+}
+
+struct Item {
+  Stage stage = Stage::waiting;
+  Status status;
+  Image image;
+  OutputSpec spec;
+  OutputImage out;
+  std::string warning;
+};
+
+class Pipeline {
+ public:
+  Pipeline(const std::vector<BatchJob>& jobs, const BatchSettings& settings)
+      : jobs_(jobs), settings_(settings), items_(jobs.size()) {
+    // 4 images keep two decoders, the mapper and the writer busy on 2 cores (20 x 4K in 4.9 s,
+    // CPU-bound). With more cores each stage is shorter and one late file stalls the rest, so
+    // decoders and slots grow with the cores (unmeasured on 16 cores: bench/cpu/STILLS_NOTES.md).
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (settings_.max_in_flight <= 0) settings_.max_in_flight = std::clamp(2 + cores / 4, 4, 8);
+    if (settings_.decode_workers <= 0) settings_.decode_workers = std::clamp(cores / 4, 2, 4);
+  }
+
+  BatchResult run() {
+    // CUDA's context is created while the first files decode, not by the first tone_map call.
+    // A failure here shows again, with its message, at that first call.
+    std::jthread context;
+    if (settings_.backend == Backend::cuda) context = std::jthread([] { static_cast<void>(prepare_backend(Backend::cuda)); });
+    std::vector<std::jthread> decoders;
+    const int workers = std::clamp(settings_.decode_workers, 1, std::max(1, settings_.max_in_flight - 1));
+    for (int i = 0; i < workers; ++i) decoders.emplace_back([this] { decode_loop(); });
+    std::jthread writer([this] { write_loop(); });
+    map_loop();
+    writer.join();
+    return result_;
+  }
+
+ private:
+  Item& wait_for(std::size_t i, Stage stage) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return items_[i] && items_[i]->stage == stage; });
+    return *items_[i];
+  }
+
+  void advance(Item& item, Stage stage) {
+    {
+      std::lock_guard lock(mutex_);
+      item.stage = stage;
+    }
+    changed_.notify_all();
+  }
+
+  void decode_loop() {
+    for (;;) {
+      std::size_t i;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return in_flight_ < settings_.max_in_flight || next_decode_ >= jobs_.size(); });
+        if (next_decode_ >= jobs_.size()) return;
+        i = next_decode_++;
+        ++in_flight_;
+      }
+      auto item = std::make_unique<Item>();
+      item->status = guarded([&] {
+        auto image = io::read_image(jobs_[i].input);
+        if (!image.ok()) return image.status();
+        item->image = std::move(*image);
+        return Status::ok_status();
+      });
+      item->stage = Stage::decoded;
+      {
+        std::lock_guard lock(mutex_);
+        items_[i] = std::move(item);
+      }
+      changed_.notify_all();
+    }
+  }
+
+  void map_loop() {
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      Item& item = wait_for(i, Stage::decoded);
+      if (item.status.ok()) {
+        auto spec = output_spec_for(jobs_[i].output, settings_.bits, item.image.channels);
+        if (!spec.ok()) {
+          item.status = spec.status();
+        } else {
+          item.spec = *spec;
+          item.spec.jpeg_quality = settings_.jpeg_quality;
+          item.spec.png_level = settings_.png_level;
+          FrameStats stats;
+          item.status = guarded([&] { return map_one_image(item.image, settings_, item.spec, item.out, stats, jobs_[i].input); });
+          // Sanitised pixels are reported, not fatal (README "Bad pixels").
+          if (item.status.ok() && (stats.nan_count || stats.inf_count || stats.negative_count)) {
+            char line[160];
+            std::snprintf(line, sizeof line, "sanitised %llu NaN, %llu Inf and %llu negative pixels",
+                          static_cast<unsigned long long>(stats.nan_count),
+                          static_cast<unsigned long long>(stats.inf_count),
+                          static_cast<unsigned long long>(stats.negative_count));
+            item.warning = jobs_[i].input + ": " + line;
+          }
+        }
+      }
+      item.image = Image();  // the input is no longer needed: free it before the write
+      advance(item, Stage::mapped);
+    }
+  }
+
+  void write_loop() {
+    Progress progress(settings_.progress ? static_cast<int>(jobs_.size()) : 0);
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      const BatchJob& job = jobs_[i];
+      progress.update(static_cast<int>(i), file_stem(job.input));
+      Item& item = wait_for(i, Stage::mapped);
+      Status status = item.status;
+      if (status.ok() && settings_.create_folders) {
+        std::error_code ec;
+        const fs::path parent = fs::path(job.output).parent_path();
+        if (!parent.empty() && !fs::exists(parent, ec)) fs::create_directories(parent, ec);
+      }
+      if (status.ok()) status = guarded([&] { return write_output(job.output, item.spec, item.out); });
+      if (!item.warning.empty()) {
+        progress.finish();
+        warn(item.warning);
+      }
+      if (status.ok()) {
+        ++result_.written;
+      } else {
+        progress.finish();
+        if (status.message().find(job.input) == std::string::npos &&
+            status.message().find(job.output) == std::string::npos)
+          status = Status{status.code(), job.input + ": " + status.message()};
+        ++result_.failed;
+        result_.exit_code = std::max(result_.exit_code, report(status));
+      }
+      {
+        std::lock_guard lock(mutex_);
+        items_[i].reset();
+        --in_flight_;
+      }
+      changed_.notify_all();
+    }
+    progress.update(static_cast<int>(jobs_.size()), "done");
+    progress.finish();
+  }
+
+  const std::vector<BatchJob>& jobs_;
+  BatchSettings settings_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::unique_ptr<Item>> items_;  // guarded by mutex_ (the pointers; each Item by its stage)
+  std::size_t next_decode_ = 0;
+  int in_flight_ = 0;
+  BatchResult result_;  // the writer's
+};
+
+}  // namespace
+
+Status map_one_image(Image& image, const BatchSettings& settings, const OutputSpec& spec, OutputImage& out,
+                     FrameStats& stats, const std::string& input) {
+  // Glare/bloom is added to the scene before tone mapping, on the mapping's backend
+  // (src/blur/glare.cpp, or src/cuda/blur/glare_gpu.cu; the image makes a round trip to the
+  // device for it: the mapping uploads it again).
+  if (settings.glare.strength > 0) {
+    Status status = settings.backend == Backend::cuda ? cuda_apply_glare(image, settings.glare)
+                                                      : apply_glare(image, settings.glare);
+    if (!status.ok()) return status;
+  }
+  if (settings.choose_params) {
+    Params chosen = *settings.params;
+    if (Status status = settings.choose_params(image, chosen, input); !status.ok()) return status;
+    return tone_map(image, chosen, spec.format, settings.backend, out, &stats);
+  }
+  return tone_map(image, *settings.params, spec.format, settings.backend, out, &stats);
+}
+
+BatchResult run_batch(const std::vector<BatchJob>& jobs, const BatchSettings& settings) {
+  if (jobs.empty()) return {};
+  Pipeline pipeline(jobs, settings);
+  return pipeline.run();
+}
+
+}  // namespace tonekit::cli

@@ -1,0 +1,52 @@
+// The pipeline behind `tonekit map` (one file or many): decode on worker threads, map in input
+// order on the chosen backend (one call site, map_one_image), encode and write on a writer
+// thread in input order. Memory is bounded by `max_in_flight` images (decoded, mapped or being
+// written), whatever the number of jobs. A failing file is reported in its place (one line) and
+// the others go on; outputs go through a temporary file + rename, so none is ever partial.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "tonekit/blur.hpp"
+
+namespace tonekit::cli {
+
+struct BatchJob {
+  std::string input, output;
+};
+
+struct BatchSettings {
+  const Params* params = nullptr;
+  Backend backend = Backend::cpu;  // resolved (never automatic)
+  int bits = 0;
+  int jpeg_quality = 92;
+  int png_level = io::kDefaultPngLevel;
+  GlareParams glare;               // strength 0: off
+  bool create_folders = false;     // -o patterns may name folders that do not exist yet
+  // 0: chosen from the core count (batch_pipeline.cpp: 2 decoders and 4 images in flight on
+  // 2-8 cores, up to 4 and 8 on 16 or more).
+  int decode_workers = 0;
+  // Images alive at once (decoding, decoded, mapped, being written); a 4K float RGB image and
+  // its 8-bit output are 133 MB.
+  int max_in_flight = 0;
+  bool progress = false;           // a progress line on stderr (only drawn on a terminal)
+  // --auto: each image's own parameters, searched from *params (apps/auto_select.cpp).
+  std::function<Status(const Image&, Params&, const std::string& input)> choose_params;
+};
+
+struct BatchResult {
+  int written = 0;
+  int failed = 0;
+  int exit_code = kExitOk;  // worst exit code of the failures
+};
+
+BatchResult run_batch(const std::vector<BatchJob>& jobs, const BatchSettings& settings);
+
+// The per-image mapping: glare (when asked) then tone_map on the settings' backend. The one
+// place a decoded image meets the engine, so that switching it to another pipeline is one edit.
+Status map_one_image(Image& image, const BatchSettings& settings, const OutputSpec& spec, OutputImage& out,
+                     FrameStats& stats, const std::string& input = {});
+
+}  // namespace tonekit::cli

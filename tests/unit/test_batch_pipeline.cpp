@@ -1,0 +1,177 @@
+// The batch pipeline of `tonekit map` end to end (TONEKIT_CLI, apps/batch_pipeline.cpp): outputs
+// in input order and each the same as a single-file run, a corrupt file among good ones
+// reported alone, no partial or temporary files, peak memory independent of the batch length,
+// and the progress line only on a terminal.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "unit/test_files.hpp"
+
+namespace fs = std::filesystem;
+extern char** environ;
+
+namespace {
+
+using tonekit::test::listing;
+using tonekit::test::slurp;
+
+struct CliRun {
+  int code = -1;
+  std::string err;
+  long peak_rss_kb = 0;  // the child's own peak resident set (wait4)
+};
+
+// Runs the CLI with `args` (no shell) in `dir`, stdout and stderr to files (pipes are not
+// terminals), and reports the child's exit code, stderr and peak RSS.
+CliRun run_cli(const fs::path& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv_text{TONEKIT_CLI};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  CliRun r;
+  pid_t pid = 0;
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) return r;
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid) return r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.peak_rss_kb = usage.ru_maxrss;
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+class Batch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("tonekit_batch_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "in");
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  // A synthetic scene written by the CLI itself.
+  void synth(const std::string& scene, const std::string& file, const std::string& size) {
+    ASSERT_EQ(run_cli(dir_, {"synth", scene, file, "--size", size}).code, 0) << file;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Batch, OrderedOutputsAndOneCorruptFileIsolated) {
+  // Different scenes, sizes and formats so that a swapped pairing would show.
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"night-drive", "in/a.exr"}, {"sunset", "in/b.hdr"}, {"checker-hdr", "in/d.pfm"},
+      {"gradient-ramp", "in/e.exr"}, {"window-interior", "in/f.exr"}};
+  int size = 40;
+  for (const auto& [scene, file] : inputs) synth(scene, file, std::to_string(size += 8) + "x31");
+  fs::copy_file(fs::path(TONEKIT_SOURCE_DIR) / "tests/bad_inputs/truncated_data.exr", dir_ / "in" / "c.exr");
+
+  const CliRun r = run_cli(dir_, {"map", "in", "-o", "out/{index}_{name}.png", "--op", "drago"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  ASSERT_EQ(count_lines(r.err), 2) << r.err;  // the failure, then the summary
+  EXPECT_EQ(r.err.rfind("tonekit: error: in/c.exr", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("tonekit: 5 written, 1 failed"), std::string::npos) << r.err;
+  EXPECT_EQ(listing(dir_ / "out"),
+            (std::vector<std::string>{"0001_a.png", "0002_b.png", "0004_d.png", "0005_e.png", "0006_f.png"}));
+
+  // Each output is exactly what a single-file run writes for its own input.
+  for (const std::string name : {"0001_a", "0002_b", "0004_d", "0005_e", "0006_f"}) {
+    const std::string stem = name.substr(5);
+    std::string input;
+    for (const auto& [scene, file] : inputs)
+      if (fs::path(file).stem() == stem) input = file;
+    ASSERT_EQ(run_cli(dir_, {"map", input, "single.png", "--op", "drago"}).code, 0);
+    EXPECT_EQ(slurp(dir_ / "out" / (name + ".png")), slurp(dir_ / "single.png")) << name;
+  }
+
+  // Written in input order: one writer, so the modification times never go backwards.
+  struct stat previous {};
+  for (const std::string name : {"0001_a", "0002_b", "0004_d", "0005_e", "0006_f"}) {
+    struct stat info {};
+    ASSERT_EQ(::stat((dir_ / "out" / (name + ".png")).c_str(), &info), 0);
+    EXPECT_TRUE(info.st_mtim.tv_sec > previous.st_mtim.tv_sec ||
+                (info.st_mtim.tv_sec == previous.st_mtim.tv_sec && info.st_mtim.tv_nsec >= previous.st_mtim.tv_nsec))
+        << name;
+    previous = info;
+  }
+}
+
+TEST_F(Batch, FailedWriteLeavesNoPartialOrTemporaryFile) {
+  synth("night-drive", "in/a.exr", "64x40");
+  synth("sunset", "in/b.exr", "64x40");
+  // b's output folder is a regular file: its write fails, a's goes on.
+  fs::create_directories(dir_ / "out");
+  std::ofstream(dir_ / "out" / "b") << "in the way";
+  const CliRun r = run_cli(dir_, {"map", "in", "-o", "out/{name}/x.jpg", "--jpeg-quality", "80"});
+  EXPECT_EQ(r.code, 2) << r.err;  // the system refused a write: a runtime failure (README exit codes)
+  EXPECT_NE(r.err.find("out/b/x.jpg"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 written, 1 failed"), std::string::npos) << r.err;
+  EXPECT_EQ(listing(dir_ / "out"), (std::vector<std::string>{"a/x.jpg", "b"}));
+}
+
+TEST_F(Batch, PeakMemoryDoesNotGrowWithTheBatch) {
+  // 1024 x 1024 float RGB is 12 MB decoded: holding 40 of them would add ~480 MB; the pipeline
+  // keeps at most 4 images (and their outputs) alive, a limit 8 files already reach.
+  synth("night-drive", "one.exr", "1024x1024");
+  fs::create_directories(dir_ / "few");
+  for (int i = 0; i < 40; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%03d.exr", i);
+    fs::copy_file(dir_ / "one.exr", dir_ / "in" / name);
+    if (i < 8) fs::copy_file(dir_ / "one.exr", dir_ / "few" / name);
+  }
+  const CliRun few = run_cli(dir_, {"map", "few", "-o", "out_few/{name}.png", "--backend", "cpu"});
+  const CliRun many = run_cli(dir_, {"map", "in", "-o", "out_many/{name}.png", "--backend", "cpu"});
+  ASSERT_EQ(few.code, 0) << few.err;
+  ASSERT_EQ(many.code, 0) << many.err;
+  EXPECT_EQ(listing(dir_ / "out_many").size(), 40u);
+  std::printf("peak RSS: 8 files %ld KB, 40 files %ld KB\n", few.peak_rss_kb, many.peak_rss_kb);
+  // Allocator and thread-arena noise is a few images at most; unbounded would be ~32 more.
+  EXPECT_LT(many.peak_rss_kb, few.peak_rss_kb + 64 * 1024) << "memory grows with the batch length";
+}
+
+TEST_F(Batch, ProgressLineOnlyOnATerminal) {
+  synth("night-drive", "in/a.exr", "64x40");
+  synth("sunset", "in/b.exr", "64x40");
+  // A pipe (a file here): nothing on stderr.
+  const CliRun quiet = run_cli(dir_, {"map", "in", "-o", "q/{name}.png"});
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  // A terminal: `script` runs the CLI on a pseudo-terminal and records what it drew.
+  if (std::system("command -v script > /dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` (util-linux) to give a pty";
+  const std::string cmd = "cd '" + dir_.string() + "' && script -qec \"'" + TONEKIT_CLI +
+                          "' map in -o 't/{name}.png'\" typescript.txt > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::string screen = slurp(dir_ / "typescript.txt");
+  EXPECT_NE(screen.find("/2 "), std::string::npos) << screen;
+  EXPECT_NE(screen.find("[###"), std::string::npos) << screen;
+  EXPECT_TRUE(fs::exists(dir_ / "t" / "b.png"));
+}
+
+}  // namespace

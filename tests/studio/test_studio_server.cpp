@@ -623,3 +623,35 @@ TEST_F(StudioSequenceTest, TemporalStateCarriesAcrossFramesAndSeekingResets) {
   // Temporal off: the plain render of the frame, the same as without the field.
   EXPECT_EQ(frame(4, {{"on", false}}, "off"), frame(4, nullptr, "plain"));
 }
+
+TEST(ImageLibrary, InfersASequenceOnlyFromOneNumberedRun) {
+  using studio::infer_sequence_pattern;
+  const fs::path d = "/data/shot 50%";
+  EXPECT_EQ(infer_sequence_pattern({d / "f.0001.exr", d / "f.0002.exr", d / "f.0003.exr"}), "/data/shot 50%%/f.%04d.exr");
+  EXPECT_EQ(infer_sequence_pattern({d / "v2_7.hdr", d / "v2_8.hdr"}), "/data/shot 50%%/v2_%01d.hdr");
+  EXPECT_EQ(infer_sequence_pattern({d / "f.0001.exr"}), "");                     // one file is a still
+  EXPECT_EQ(infer_sequence_pattern({d / "a_ramp.exr", d / "b_night.pfm"}), "");  // no numbers
+  EXPECT_EQ(infer_sequence_pattern({d / "f.0001.exr", d / "g.0002.exr"}), "");   // two prefixes
+  EXPECT_EQ(infer_sequence_pattern({d / "f.1.exr", d / "f.10.exr"}), "");        // digit counts differ
+  EXPECT_EQ(infer_sequence_pattern({d / "f.0001.exr", d / "f.0002.hdr"}), "");   // two formats
+}
+
+TEST(ImageLibrary, AFolderWithAGapListsStillsAndAPatternWithAGapIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("tonekit_studio_gap_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto scene = synth::render_scene("checker-hdr", 32, 16);
+  ASSERT_TRUE(scene.ok());
+  for (const char* name : {"f.0001.pfm", "f.0003.pfm"}) ASSERT_TRUE(io::write_pfm((dir / name).string(), *scene).ok());
+  auto guard = studio::PathGuard::create({dir.string()});
+  ASSERT_TRUE(guard.ok());
+  studio::ImageLibrary library(std::move(*guard));
+  ASSERT_EQ(library.entries().size(), 2u);
+  for (studio::ImageEntry* e : library.entries()) EXPECT_FALSE(e->is_sequence());
+  // Given as a pattern, the gap is the user's error, with the stream's message.
+  studio::StudioOptions options;
+  options.paths = {(dir / "f.%04d.pfm").string()};
+  auto server = studio::StudioServer::create(options);
+  ASSERT_FALSE(server.ok());
+  EXPECT_NE(server.status().message().find("gap"), std::string::npos) << server.status().message();
+  fs::remove_all(dir);
+}

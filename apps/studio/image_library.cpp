@@ -7,6 +7,8 @@
 #include <system_error>
 
 #include "downscale.hpp"
+#include "stream/frame_io.hpp"
+#include "stream/sequence_pattern.hpp"
 #include "tonekit/io.hpp"
 
 namespace tonekit::studio {
@@ -19,10 +21,67 @@ bool is_hdr_file_name(const fs::path& p) {
   return ext == ".exr" || ext == ".hdr" || ext == ".pic" || ext == ".pfm";
 }
 
+std::string infer_sequence_pattern(const std::vector<fs::path>& files) {
+  if (files.size() < 2) return "";
+  std::string prefix, suffix;
+  std::size_t digits = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string name = files[i].filename().string();
+    const std::size_t end = name.find_last_of("0123456789");
+    if (end == std::string::npos) return "";
+    std::size_t begin = end;
+    while (begin > 0 && std::isdigit(static_cast<unsigned char>(name[begin - 1]))) --begin;
+    const std::string p = name.substr(0, begin), s = name.substr(end + 1);
+    const std::size_t n = end + 1 - begin;
+    if (i == 0) {
+      prefix = p, suffix = s, digits = n;
+    } else if (p != prefix || s != suffix || n != digits) {
+      return "";  // not one run: listed as separate stills
+    }
+  }
+  if (digits > 12) return "";
+  // '%' in a name is literal: escaped so that the pattern has exactly one field.
+  auto escape = [](const std::string& text) {
+    std::string out;
+    for (char c : text) out += c == '%' ? std::string("%%") : std::string(1, c);
+    return out;
+  };
+  const std::string folder = files.front().parent_path().string() + "/";
+  return escape(folder + prefix) + "%0" + std::to_string(digits) + "d" + escape(suffix);
+}
+
+std::string ImageEntry::frame_path(long long index) const {
+  if (!is_sequence()) return path;
+  auto p = stream::parse_sequence_pattern(pattern);
+  return p.ok() ? p->path(first_number + index) : path;
+}
+
+Status ImageLibrary::add_sequence(const std::string& pattern) {
+  auto parsed = stream::parse_sequence_pattern(pattern);
+  if (!parsed.ok()) return parsed.status();
+  auto range = stream::scan_sequence(*parsed, std::nullopt);
+  if (!range.ok()) return range.status();
+  ImageEntry* entry = add_entry(fs::path(pattern).filename().string(), pattern);
+  std::lock_guard lock(entry->mutex);
+  entry->pattern = pattern;
+  entry->first_number = range->first;
+  entry->frame_count = range->count;
+  if (auto meta = io::probe_image(parsed->path(range->first)); meta.ok()) {
+    entry->width = meta->width;
+    entry->height = meta->height;
+  }
+  return {};
+}
+
 ImageLibrary::ImageLibrary(PathGuard guard, std::size_t max_decoded)
     : guard_(std::move(guard)), max_decoded_(std::max<std::size_t>(1, max_decoded)) {
   for (const fs::path& root : guard_.roots()) {
     std::error_code ec;
+    if (guard_.is_pattern(root)) {
+      // Checked by the server before it starts (a gap or no frames is the user's error).
+      (void)add_sequence(root.string());
+      continue;
+    }
     if (!fs::is_directory(root, ec)) {
       add_entry(root.filename().string(), root.string());
       continue;
@@ -31,6 +90,9 @@ ImageLibrary::ImageLibrary(PathGuard guard, std::size_t max_decoded)
     for (const fs::directory_entry& e : fs::directory_iterator(root, ec))
       if (e.is_regular_file(ec) && is_hdr_file_name(e.path())) found.push_back(e.path());
     std::sort(found.begin(), found.end());
+    // A folder of one numbered run is a shot, opened as one sequence; a gap falls back to stills.
+    if (const std::string pattern = infer_sequence_pattern(found); !pattern.empty() && add_sequence(pattern).ok())
+      continue;
     for (const fs::path& f : found) {
       fs::path canonical = fs::canonical(f, ec);
       // A symlink in a root that leads out of the roots is not served.
@@ -104,11 +166,41 @@ Result<ImageEntry*> ImageLibrary::add_upload(const std::string& name, const std:
   return entry;
 }
 
-Result<std::shared_ptr<const Image>> ImageLibrary::full_image(ImageEntry& entry) {
+Result<std::shared_ptr<const Image>> ImageLibrary::full_image(ImageEntry& entry, long long frame) {
   entry.last_used = ++use_clock_;
+  if (frame < 0) frame = entry.frame;
+  if (frame >= entry.frame_count)
+    return invalid_argument("frame " + std::to_string(frame) + " is outside the sequence's " +
+                            std::to_string(entry.frame_count) + " frames (0 to " + std::to_string(entry.frame_count - 1) + ")");
+  if (entry.is_sequence() && frame != entry.frame) {
+    // One frame held at a time: its preview and renders go with it.
+    entry.full.reset();
+    entry.preview.reset();
+    entry.preview_width = 0;
+    entry.full_key.clear();
+    entry.preview_key.clear();
+  }
   if (!entry.full) {
-    auto image = io::read_image(entry.path);
+    Result<Image> image = io_error("not read");
+    if (entry.is_sequence()) {
+      // The stream's sequence reader: the same readers and the same "every frame matches the
+      // first" check as `tonekit stream`; it reads the frame named by the index.
+      if (!entry.source) {
+        auto source = stream::open_sequence_source(entry.pattern, entry.first_number);
+        if (!source.ok()) return source.status();
+        entry.source = std::shared_ptr<stream::FrameSource>(std::move(*source));
+      }
+      stream::Frame f;
+      f.index = frame;
+      auto got = entry.source->next(f);
+      if (!got.ok()) return got.status();
+      if (!*got) return bad_input(entry.frame_path(frame) + ": frame not available");
+      image = std::move(f.image);
+    } else {
+      image = io::read_image(entry.path);
+    }
     if (!image.ok()) return image.status();
+    entry.frame = frame;
     entry.width = image->width;
     entry.height = image->height;
     entry.full = std::make_shared<const Image>(std::move(*image));
@@ -147,8 +239,8 @@ void ImageLibrary::release_least_recent(const ImageEntry& keep) {
   }
 }
 
-Result<std::shared_ptr<const Image>> ImageLibrary::preview(ImageEntry& entry, int width) {
-  auto full = full_image(entry);
+Result<std::shared_ptr<const Image>> ImageLibrary::preview(ImageEntry& entry, int width, long long frame) {
+  auto full = full_image(entry, frame);
   if (!full.ok()) return full.status();
   width = std::clamp(width, 1, (*full)->width);
   if (width == (*full)->width) return *full;

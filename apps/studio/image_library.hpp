@@ -16,6 +16,10 @@
 #include "tonekit/image.hpp"
 #include "tonekit/status.hpp"
 
+namespace tonekit::stream {
+class FrameSource;
+}
+
 namespace tonekit::studio {
 
 struct ImageEntry {
@@ -23,6 +27,15 @@ struct ImageEntry {
   std::string name;  // file name shown in the strip
   std::string path;  // canonical path; empty for uploads
   int width = 0, height = 0;  // from probe_image (0 until known)
+  // Image sequences (shot.%04d.exr, or a folder of one numbered run): `path` is the canonical
+  // pattern, frames are read one at a time (`frame` is the one held in `full`).
+  std::string pattern;       // empty for a still
+  long long first_number = 0;
+  long long frame_count = 1;  // 1 for a still
+  double fps = 24.0;          // playback rate; sets the temporal time step (settable per request)
+  long long frame = 0;
+  bool is_sequence() const { return !pattern.empty(); }
+  std::string frame_path(long long index) const;
   // For releasing the least recently used decoded images (read without the mutex).
   std::atomic<std::uint64_t> last_used{0};
   std::atomic<bool> decoded{false};
@@ -30,6 +43,7 @@ struct ImageEntry {
   // Guards everything below; renders of one image run one at a time.
   std::mutex mutex;
   std::shared_ptr<const Image> full;
+  std::shared_ptr<stream::FrameSource> source;  // sequences: opened on first use
   std::shared_ptr<const Image> preview;
   int preview_width = 0;
   std::string thumbnail_png;
@@ -43,6 +57,8 @@ class ImageLibrary {
  public:
   // Lists the HDR files (.exr .hdr .pic .pfm) of each root folder (not recursive) and each root
   // file; unreadable headers are listed too and fail when opened, with the reader's message.
+  // A root that is a sequence pattern, or a folder whose HDR files are all one numbered run
+  // (f.0001.exr, f.0002.exr, ...), is listed as one sequence entry.
   // At most `max_decoded` files are held decoded (with their previews and renders); opening
   // another releases the least recently used. Uploads cannot be read again and are always kept.
   explicit ImageLibrary(PathGuard guard, std::size_t max_decoded = 4);
@@ -58,14 +74,17 @@ class ImageLibrary {
   // Decodes uploaded bytes with the CLI's readers (via a private temporary file, removed again).
   Result<ImageEntry*> add_upload(const std::string& name, const std::string& bytes);
 
-  // The decoded image, read on first use. Call with entry.mutex held.
-  Result<std::shared_ptr<const Image>> full_image(ImageEntry& entry);
+  // The decoded image (a sequence: frame `frame`, 0-based), read on first use; a sequence holds
+  // one frame at a time. Call with entry.mutex held.
+  Result<std::shared_ptr<const Image>> full_image(ImageEntry& entry, long long frame = -1);
   // The image downscaled to `width` (clamped to the image's), cached for the last width asked.
   // Call with entry.mutex held.
-  Result<std::shared_ptr<const Image>> preview(ImageEntry& entry, int width);
+  Result<std::shared_ptr<const Image>> preview(ImageEntry& entry, int width, long long frame = -1);
 
  private:
   ImageEntry* add_entry(std::string name, std::string path);
+  // A sequence pattern (shot.%04d.exr) as one entry; an error when it names no unbroken run.
+  Status add_sequence(const std::string& pattern);
   void release_least_recent(const ImageEntry& keep);
   PathGuard guard_;
   std::size_t max_decoded_;
@@ -75,5 +94,8 @@ class ImageLibrary {
 };
 
 bool is_hdr_file_name(const std::filesystem::path& p);
+// The pattern (FOLDER/f.%04d.exr) that the sorted file names form when they are all one
+// numbered run with a shared prefix, suffix and digit count; "" when they do not (or < 2 files).
+std::string infer_sequence_pattern(const std::vector<std::filesystem::path>& files);
 
 }  // namespace tonekit::studio

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <system_error>
 
+#include "stream/sequence_pattern.hpp"
+
 namespace tonekit::studio {
 
 namespace fs = std::filesystem;
@@ -11,11 +13,24 @@ Result<PathGuard> PathGuard::create(const std::vector<std::string>& roots) {
   PathGuard guard;
   for (const std::string& root : roots) {
     std::error_code ec;
+    if (!fs::exists(root, ec) && stream::is_sequence_pattern(root)) {
+      // The pattern's folder is resolved; the pattern itself names no file.
+      const fs::path p(root);
+      fs::path folder = fs::canonical(p.has_parent_path() ? p.parent_path() : fs::path("."), ec);
+      if (ec) return bad_input(root + ": " + ec.message());
+      guard.roots_.push_back(folder / p.filename());
+      guard.patterns_.push_back(guard.roots_.back());
+      continue;
+    }
     fs::path canonical = fs::canonical(root, ec);
     if (ec) return bad_input(root + ": " + ec.message());
     guard.roots_.push_back(canonical);
   }
   return guard;
+}
+
+bool PathGuard::is_pattern(const fs::path& root) const {
+  return std::find(patterns_.begin(), patterns_.end(), root) != patterns_.end();
 }
 
 bool PathGuard::inside(const fs::path& canonical) const {

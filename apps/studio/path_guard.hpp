@@ -20,10 +20,15 @@ class PathGuard {
   Result<std::filesystem::path> resolve(const std::string& requested) const;
 
   const std::vector<std::filesystem::path>& roots() const { return roots_; }
+  // A root given as a sequence pattern (FOLDER/shot.%04d.exr, folder resolved): the library
+  // lists it as one sequence; no client path resolves inside it (its frames are read only by
+  // the library, by number).
+  bool is_pattern(const std::filesystem::path& root) const;
 
  private:
   bool inside(const std::filesystem::path& canonical) const;
   std::vector<std::filesystem::path> roots_;  // canonical
+  std::vector<std::filesystem::path> patterns_;
 };
 
 }  // namespace tonekit::studio

@@ -13,20 +13,26 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 Status Renderer::render(const Image& scene, const Params& params, const GlareParams& glare, OutputFormat format,
-                        OutputImage& out, FrameStats* stats, RenderTimings* timings) const {
+                        OutputImage& out, FrameStats* stats, RenderTimings* timings,
+                        const cpu::CurveStatsHook* hook) const {
   const auto t0 = std::chrono::steady_clock::now();
   RenderTimings t;
   MapTimings map;
   Status status;
+  auto map_scene = [&](const Image& lit) {
+    if (!hook) return tone_map(lit, params, format, backend_, out, stats, &map);
+    out.allocate(lit.width, lit.height, format.channels, format.type);
+    return cpu::tone_map(lit.view(), params, out.view(), stats, &map, hook);
+  };
   if (glare.strength > 0) {
     // Glare adds to the scene in place: it works on a copy so the cached image stays clean.
     Image lit = scene;
     const auto g0 = std::chrono::steady_clock::now();
     status = backend_ == Backend::cuda ? cuda_apply_glare(lit, glare) : apply_glare(lit, glare);
     t.glare_ms = ms_since(g0);
-    if (status.ok()) status = tone_map(lit, params, format, backend_, out, stats, &map);
+    if (status.ok()) status = map_scene(lit);
   } else {
-    status = tone_map(scene, params, format, backend_, out, stats, &map);
+    status = map_scene(scene);
   }
   t.stats_ms = map.stats_ms;
   t.map_ms = map.map_ms;

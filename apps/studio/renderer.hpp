@@ -24,8 +24,11 @@ class Renderer {
 
   // Glare (when strength > 0) then tone mapping of `scene`, as `tonekit map` does it: the same
   // calls in the same order, so an export equals the CLI's output byte for byte.
+  // `hook` (temporal adaptation: it replaces the statistics the curves read) is only offered by
+  // the CPU tone mapper, so a render with a hook runs on the CPU whatever the backend.
   Status render(const Image& scene, const Params& params, const GlareParams& glare, OutputFormat format,
-                OutputImage& out, FrameStats* stats, RenderTimings* timings) const;
+                OutputImage& out, FrameStats* stats, RenderTimings* timings,
+                const cpu::CurveStatsHook* hook = nullptr) const;
 
  private:
   Backend backend_;

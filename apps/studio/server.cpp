@@ -12,6 +12,7 @@
 
 #include "api/cuda_entry.hpp"
 #include "request_gate.hpp"
+#include "stream/sequence_pattern.hpp"
 #include "service.hpp"
 #include "web_assets.hpp"
 
@@ -69,6 +70,15 @@ Result<std::unique_ptr<StudioServer>> StudioServer::create(const StudioOptions& 
   if (options.paths.empty()) return invalid_argument("studio needs at least one file or folder to serve");
   auto guard = PathGuard::create(options.paths);
   if (!guard.ok()) return guard.status();
+  // A sequence pattern that names no unbroken run of frames is the user's error, said now
+  // (the stream's own messages: no match, a gap) rather than as a missing entry on the page.
+  for (const std::filesystem::path& root : guard->roots())
+    if (guard->is_pattern(root)) {
+      auto pattern = stream::parse_sequence_pattern(root.string());
+      if (!pattern.ok()) return pattern.status();
+      auto range = stream::scan_sequence(*pattern, std::nullopt);
+      if (!range.ok()) return range.status();
+    }
   std::unique_ptr<StudioServer> server(new StudioServer());
   server->options_ = options;
   server->service_ = std::make_unique<StudioService>(std::move(*guard), options.backend,
@@ -160,7 +170,8 @@ void StudioServer::add_routes() {
     json list = json::array();
     for (ImageEntry* e : service.library().entries())
       list.push_back({{"id", e->id}, {"name", e->name}, {"width", e->width}, {"height", e->height},
-                      {"uploaded", e->path.empty()}});
+                      {"uploaded", e->path.empty()}, {"sequence", e->is_sequence()},
+                      {"frames", e->frame_count}, {"fps", e->fps}});
     send_json(res, {{"images", list}});
   });
 

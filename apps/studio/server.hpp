@@ -5,7 +5,8 @@
 //   GET  /api/images            the served images;  GET /api/images/ID/thumbnail (PNG)
 //   POST /api/images/open       {"path"} a file inside the served roots
 //   POST /api/upload?name=N     the file's bytes (at most max_upload_bytes)
-//   POST /api/render            {image, operator, params, glare, width | full+crop, format, view, seq}
+//   POST /api/render            {image, operator, params, glare, width | full+crop, format, view, seq,
+//                                frame, fps, temporal: {on, tau_brighten, ...} (sequences)}
 //                               -> RGBA8 or PNG; X-Tonekit-Width/-Height/-Timings, Server-Timing
 //   POST /api/histogram         same body -> log10 luminance histogram and the measured curve
 //   GET  /api/probe?image=&x=&y= HDR RGB and luminance at a full-resolution pixel

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -102,6 +103,36 @@ Result<RenderRequest> parse_render_request(const json& body) {
   auto seq = int_field(body, "seq", 0, 0, std::int64_t{1} << 52);
   if (!seq.ok()) return seq.status();
   r.seq = *seq;
+  // The frame's upper bound depends on the image: checked when rendering.
+  auto frame = int_field(body, "frame", 0, 0, std::int64_t{1} << 40);
+  if (!frame.ok()) return frame.status();
+  r.frame = *frame;
+  if (auto fps = body.find("fps"); fps != body.end() && !fps->is_null()) {
+    if (!fps->is_number() || fps->get<double>() <= 0 || fps->get<double>() > 1000)
+      return invalid_argument("\"fps\" must be a number in (0, 1000]");
+    r.fps = fps->get<double>();
+  }
+  if (auto t = body.find("temporal"); t != body.end() && !t->is_null()) {
+    if (!t->is_object()) return invalid_argument("\"temporal\" must be {on, tau_brighten, tau_darken, cut_low, cut_high}");
+    // The registry's validator, with the registry's messages: the page holds no ranges of its own.
+    std::vector<std::pair<std::string, std::string>> settings;
+    bool on = false;
+    for (auto it = t->begin(); it != t->end(); ++it) {
+      if (it.key() == "on") {
+        if (!it->is_boolean()) return invalid_argument("\"temporal.on\" must be true or false");
+        on = it->get<bool>();
+      } else if (it->is_number()) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.17g", it->get<double>());
+        settings.emplace_back(it.key(), text);
+      } else {
+        settings.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
+      }
+    }
+    auto params = prepare_temporal(settings);
+    if (!params.ok()) return params.status();
+    if (on) r.temporal = *params;
+  }
   return r;
 }
 
@@ -120,8 +151,14 @@ Result<RenderReply> StudioService::render(const RenderRequest& request) {
   ImageEntry& entry = **e;
   std::lock_guard lock(entry.mutex);
   RenderReply reply;
+  if (request.frame >= entry.frame_count)
+    return invalid_argument("frame " + std::to_string(request.frame) + " is outside " + entry.name + "'s " +
+                            std::to_string(entry.frame_count) + " frame" + (entry.frame_count == 1 ? "" : "s") +
+                            " (0 to " + std::to_string(entry.frame_count - 1) + ")");
+  if (request.fps) entry.fps = *request.fps;
   const auto t0 = std::chrono::steady_clock::now();
-  auto scene = request.full ? library_.full_image(entry) : library_.preview(entry, request.width);
+  auto scene = request.full ? library_.full_image(entry, request.frame)
+                            : library_.preview(entry, request.width, request.frame);
   if (!scene.ok()) return scene.status();
   reply.prepare_ms = ms_since(t0);
   const Image& image = **scene;
@@ -129,14 +166,32 @@ Result<RenderReply> StudioService::render(const RenderRequest& request) {
   const std::string key = preset_json(request.params, request.preset.glare) + std::to_string(image.width);
   std::string& cached_key = request.full ? entry.full_key : entry.preview_key;
   OutputImage& out = request.full ? entry.full_render : entry.preview_render;
-  reply.cached = cached_key == key;
+  // With temporal adaptation the output depends on the frames before: never from the cache.
+  reply.cached = !request.temporal && cached_key == key;
   if (!reply.cached) {
     cached_key.clear();
+    std::optional<TemporalState> state;
+    if (request.temporal) state = temporal_state(request, entry);
+    cpu::CurveStatsHook hook;
+    if (state) {
+      // The step from the last frame of this view: one frame forward advances by 1/fps; a seek,
+      // a jump or another image reset the state (temporal_state), so dt only matters when it is
+      // the next frame.
+      const double dt = 1.0 / entry.fps;
+      hook = [&](const FrameStats& own) { return temporal_update(*state, own, *request.temporal, dt); };
+    }
     // RGBA8: the page's ImageData layout, so the page copies the bytes without converting.
     Status s = renderer_.render(image, request.params, request.preset.glare, {PixelType::u8, 4}, out, &reply.stats,
-                                &reply.timings);
+                                &reply.timings, state ? &hook : nullptr);
     if (!s.ok()) return s;
-    cached_key = key;
+    if (state) {
+      std::lock_guard l(temporal_mutex_);
+      temporal_[request.view].state = *state;
+    } else {
+      cached_key = key;
+      std::lock_guard l(temporal_mutex_);
+      temporal_.erase(request.view);  // off: the next "on" starts cold
+    }
   }
   reply.source_width = image.width;
   reply.source_height = image.height;
@@ -157,6 +212,21 @@ Result<RenderReply> StudioService::render(const RenderRequest& request) {
   return reply;
 }
 
+TemporalState StudioService::temporal_state(const RenderRequest& request, const ImageEntry& entry) {
+  std::lock_guard l(temporal_mutex_);
+  ViewTemporal& v = temporal_[request.view];
+  if (v.image == request.image && request.frame == v.frame) {
+    v.state = v.before;  // the same frame again (a slider moved): folded in again from before it
+  } else if (v.image == request.image && request.frame == v.frame + 1 && entry.is_sequence()) {
+    v.before = v.state;  // playing on: the state carries over
+  } else {
+    v.before = TemporalState{};  // a seek or another image: adaptation starts from this frame
+  }
+  v.image = request.image;
+  v.frame = request.frame;
+  return v.before;
+}
+
 Result<json> StudioService::histogram(const RenderRequest& request, int bins) {
   RenderRequest preview = request;
   preview.full = false;
@@ -164,7 +234,7 @@ Result<json> StudioService::histogram(const RenderRequest& request, int bins) {
   if (!rendered.ok()) return rendered.status();
   ImageEntry& entry = *library_.find(request.image);
   std::lock_guard lock(entry.mutex);
-  auto scene = library_.preview(entry, request.width);
+  auto scene = library_.preview(entry, request.width, request.frame);
   if (!scene.ok()) return scene.status();
   LuminanceAnalysis a = analyse(**scene, entry.preview_render, bins);
   return json{{"log10_min", a.log10_min}, {"log10_max", a.log10_max}, {"counts", a.counts}, {"curve", a.curve},
@@ -203,7 +273,7 @@ Result<std::string> StudioService::thumbnail(int image) {
   // being edited out of the library's cache.
   std::shared_ptr<const Image> source = (*e)->full;
   if (!source) {
-    auto image = io::read_image((*e)->path);
+    auto image = io::read_image((*e)->frame_path(0));
     if (!image.ok()) return image.status();
     source = std::make_shared<const Image>(std::move(*image));
   }
@@ -230,7 +300,7 @@ Result<json> StudioService::export_image(const RenderRequest& request, const std
   const std::string file = name + ext, sidecar = name + ".json";
   const std::string path = (fs::path(export_dir_) / file).string();
   std::lock_guard lock((*e)->mutex);
-  auto full = library_.full_image(**e);
+  auto full = library_.full_image(**e, request.frame);
   if (!full.ok()) return full.status();
   // The CLI's own output spec and writer: the export is what `tonekit map --preset` writes.
   auto spec = cli::output_spec_for(path, 0, (*full)->channels);
@@ -280,7 +350,10 @@ json registry_json() {
       {{"name", "radius"}, {"default", g.radius}, {"min", 0.0}, {"max", 0.5}, {"integer", false},
        {"help", "glare core sigma as a fraction of the longer image side"}},
   });
-  return {{"operators", ops}, {"common", common}, {"glare", glare}};
+  // Sequences: the temporal adaptation's registry (temporal_params()), as the operators' are.
+  json temporal = json::array();
+  for (const ParamDesc& p : temporal_params()) temporal.push_back(param_json(p));
+  return {{"operators", ops}, {"common", common}, {"glare", glare}, {"temporal", temporal}};
 }
 
 }  // namespace tonekit::studio

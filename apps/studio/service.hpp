@@ -3,14 +3,17 @@
 // Requests and answers are JSON objects; errors are Status values the server turns into 4xx/5xx.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "../preset.hpp"
 #include "image_library.hpp"
 #include "renderer.hpp"
+#include "tonekit/temporal.hpp"
 
 namespace tonekit::studio {
 
@@ -30,6 +33,9 @@ struct RenderRequest {
   bool png = false;          // PNG instead of raw RGBA bytes
   std::string view;          // client + view id for dropping stale requests ("" : never dropped)
   std::int64_t seq = 0;
+  long long frame = 0;       // sequences: 0-based frame index (a still has the one frame 0)
+  std::optional<double> fps; // sequences: playback rate, remembered for the sequence
+  std::optional<TemporalParams> temporal;  // temporal adaptation on, with these parameters
 };
 // Parses and validates a render (or histogram, or export) request body.
 Result<RenderRequest> parse_render_request(const nlohmann::json& body);
@@ -64,7 +70,18 @@ class StudioService {
 
  private:
   Result<ImageEntry*> entry(int id) const;
+  // The state to fold `request.frame` into, for the request's view (see render).
+  TemporalState temporal_state(const RenderRequest& request, const ImageEntry& entry);
+  // Temporal adaptation carried across the renders of one view (the page's A or B side).
+  struct ViewTemporal {
+    int image = -1;
+    long long frame = -1;
+    TemporalState before;  // the state before `frame` was folded in (a re-render of the same frame)
+    TemporalState state;   // after it
+  };
   Renderer renderer_;
+  std::mutex temporal_mutex_;
+  std::map<std::string, ViewTemporal> temporal_;
   ImageLibrary library_;
   std::string export_dir_;
   mutable std::mutex exports_mutex_;

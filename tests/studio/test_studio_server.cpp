@@ -20,6 +20,7 @@
 #include "studio/server.hpp"
 #include "tonekit/io.hpp"
 #include "tonekit/synth.hpp"
+#include "tonekit/temporal.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -499,3 +500,158 @@ TEST(ImageLibrary, ReleasesTheLeastRecentlyUsedDecodedImage) {
 }
 
 }  // namespace
+
+// Image sequences: a pattern given to the studio, and a folder of one numbered run, each open as
+// one sequence item; frames, fps and temporal adaptation through the render request.
+class StudioSequenceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("tonekit_studio_seq_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "shot");
+    fs::create_directories(dir_ / "folder");
+    const std::string cli = TONEKIT_CLI;
+    for (const fs::path& folder : {dir_ / "shot", dir_ / "folder"}) {
+      const std::string cmd = cli + " synth night-drive " + (folder / "f.%04d.exr").string() +
+                              " --frames 6 --size 64x36 > /dev/null 2>&1";
+      ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    }
+    studio::StudioOptions options;
+    options.paths = {(dir_ / "shot" / "f.%04d.exr").string(), (dir_ / "folder").string()};
+    options.backend = Backend::cpu;
+    options.export_dir = (dir_ / "exports").string();
+    auto server = studio::StudioServer::create(options);
+    ASSERT_TRUE(server.ok()) << server.status().message();
+    server_ = server->release();
+    auto port = server_->start();
+    ASSERT_TRUE(port.ok()) << port.status().message();
+    port_ = *port;
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    fs::remove_all(dir_);
+  }
+  static httplib::Result post(const std::string& path, const json& body) {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(60, 0);
+    return c.Post(path.c_str(), body.dump(), "application/json");
+  }
+  // Frame `frame` of the sequence, rendered for `view` (its own temporal state).
+  static std::string frame(long long index, const json& temporal = nullptr, const std::string& view = "v") {
+    json body = {{"image", 0}, {"operator", "reinhard"}, {"width", 64}, {"frame", index}, {"view", view}};
+    if (!temporal.is_null()) body["temporal"] = temporal;
+    auto r = post("/api/render", body);
+    EXPECT_TRUE(r);
+    if (!r) return "";
+    EXPECT_EQ(r->status, 200) << r->body;
+    return r->body;
+  }
+  static inline fs::path dir_;
+  static inline studio::StudioServer* server_ = nullptr;
+  static inline int port_ = 0;
+};
+
+TEST_F(StudioSequenceTest, PatternAndNumberedFolderAreOneSequenceEachWithFrameCount) {
+  httplib::Client c("127.0.0.1", port_);
+  auto r = c.Get("/api/images");
+  ASSERT_TRUE(r && r->status == 200);
+  json images = json::parse(r->body)["images"];
+  ASSERT_EQ(images.size(), 2u) << images.dump();
+  for (const json& im : images) {
+    EXPECT_EQ(im["name"], "f.%04d.exr");
+    EXPECT_TRUE(im["sequence"].get<bool>());
+    EXPECT_EQ(im["frames"], 6);
+    EXPECT_EQ(im["fps"].get<double>(), 24.0);
+    EXPECT_EQ(im["width"], 64);
+    EXPECT_EQ(im["height"], 36);
+  }
+  auto ops = c.Get("/api/operators");
+  ASSERT_TRUE(ops && ops->status == 200);
+  json temporal = json::parse(ops->body)["temporal"];
+  ASSERT_EQ(temporal.size(), temporal_params().size());
+  for (std::size_t i = 0; i < temporal.size(); ++i) EXPECT_EQ(temporal[i]["name"], temporal_params()[i].name);
+  auto thumb = c.Get("/api/images/1/thumbnail");
+  ASSERT_TRUE(thumb && thumb->status == 200);
+}
+
+TEST_F(StudioSequenceTest, FramesRenderAndDifferOutOfRangeIs400) {
+  const std::string f0 = frame(0, nullptr, ""), f5 = frame(5, nullptr, "");
+  ASSERT_EQ(f0.size(), 64u * 36 * 4);
+  EXPECT_NE(f0, f5);
+  EXPECT_EQ(frame(0, nullptr, ""), f0);  // back to frame 0: the same pixels
+  auto r = post("/api/render", {{"image", 0}, {"frame", 6}, {"width", 64}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(json::parse(r->body)["error"].get<std::string>().find("outside"), std::string::npos) << r->body;
+  r = post("/api/render", {{"image", 0}, {"frame", -1}, {"width", 64}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  r = post("/api/render", {{"image", 0}, {"frame", 1}, {"fps", 0}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+}
+
+TEST_F(StudioSequenceTest, BadTemporalValuesAre400WithTheRegistryMessage) {
+  auto expect_message = [](const json& temporal, const std::vector<std::pair<std::string, std::string>>& settings) {
+    auto r = post("/api/render", {{"image", 0}, {"frame", 0}, {"temporal", temporal}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400);
+    auto expected = prepare_temporal(settings);
+    ASSERT_FALSE(expected.ok());
+    EXPECT_EQ(json::parse(r->body)["error"], expected.status().message()) << r->body;
+  };
+  expect_message({{"on", true}, {"tau_brighten", 100}}, {{"tau_brighten", "100"}});
+  expect_message({{"on", true}, {"nonsense", 1}}, {{"nonsense", "1"}});
+  expect_message({{"on", true}, {"cut_low", 6}, {"cut_high", 2}}, {{"cut_low", "6"}, {"cut_high", "2"}});
+  auto r = post("/api/render", {{"image", 0}, {"temporal", {{"on", "yes"}}}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+}
+
+TEST_F(StudioSequenceTest, TemporalStateCarriesAcrossFramesAndSeekingResets) {
+  // Slow adaptation and no scene cuts, so the carried state shows in every frame.
+  const json temporal = {{"on", true}, {"tau_brighten", 5}, {"tau_darken", 5}, {"cut_low", 30}, {"cut_high", 30}};
+  std::string played;
+  for (int i = 0; i <= 4; ++i) played = frame(i, temporal, "play");
+  const std::string cold = frame(4, temporal, "cold");
+  EXPECT_NE(played, cold) << "frames 0..4 in order adapt from frame 0; frame 4 alone starts from itself";
+  // A seek (not the next frame) resets: the same as a cold render of that frame.
+  frame(1, temporal, "cold");
+  EXPECT_EQ(frame(3, temporal, "play"), frame(3, temporal, "cold3"));
+  // Another view is not disturbed by this one: the cold view's state is its own.
+  EXPECT_EQ(frame(4, temporal, "fresh"), cold);
+  // Temporal off: the plain render of the frame, the same as without the field.
+  EXPECT_EQ(frame(4, {{"on", false}}, "off"), frame(4, nullptr, "plain"));
+}
+
+TEST(ImageLibrary, InfersASequenceOnlyFromOneNumberedRun) {
+  using studio::infer_sequence_pattern;
+  const fs::path d = "/data/shot 50%";
+  EXPECT_EQ(infer_sequence_pattern({d / "f.0001.exr", d / "f.0002.exr", d / "f.0003.exr"}), "/data/shot 50%%/f.%04d.exr");
+  EXPECT_EQ(infer_sequence_pattern({d / "v2_7.hdr", d / "v2_8.hdr"}), "/data/shot 50%%/v2_%01d.hdr");
+  EXPECT_EQ(infer_sequence_pattern({d / "f.0001.exr"}), "");                     // one file is a still
+  EXPECT_EQ(infer_sequence_pattern({d / "a_ramp.exr", d / "b_night.pfm"}), "");  // no numbers
+  EXPECT_EQ(infer_sequence_pattern({d / "f.0001.exr", d / "g.0002.exr"}), "");   // two prefixes
+  EXPECT_EQ(infer_sequence_pattern({d / "f.1.exr", d / "f.10.exr"}), "");        // digit counts differ
+  EXPECT_EQ(infer_sequence_pattern({d / "f.0001.exr", d / "f.0002.hdr"}), "");   // two formats
+}
+
+TEST(ImageLibrary, AFolderWithAGapListsStillsAndAPatternWithAGapIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("tonekit_studio_gap_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto scene = synth::render_scene("checker-hdr", 32, 16);
+  ASSERT_TRUE(scene.ok());
+  for (const char* name : {"f.0001.pfm", "f.0003.pfm"}) ASSERT_TRUE(io::write_pfm((dir / name).string(), *scene).ok());
+  auto guard = studio::PathGuard::create({dir.string()});
+  ASSERT_TRUE(guard.ok());
+  studio::ImageLibrary library(std::move(*guard));
+  ASSERT_EQ(library.entries().size(), 2u);
+  for (studio::ImageEntry* e : library.entries()) EXPECT_FALSE(e->is_sequence());
+  // Given as a pattern, the gap is the user's error, with the stream's message.
+  studio::StudioOptions options;
+  options.paths = {(dir / "f.%04d.pfm").string()};
+  auto server = studio::StudioServer::create(options);
+  ASSERT_FALSE(server.ok());
+  EXPECT_NE(server.status().message().find("gap"), std::string::npos) << server.status().message();
+  fs::remove_all(dir);
+}

@@ -15,10 +15,15 @@ const state = {
   views: { a: null, b: null }, edit: 'a',
   zoom: null,  // {x, y}: top-left of the 1:1 viewport in image pixels
   seq: { a: 0, b: 0 }, inflight: { a: false, b: false }, dirty: { a: false, b: false }, inputTime: { a: null, b: null },
-  frameTimes: [],
+  frameTimes: [], idle: { a: Promise.resolve(), b: Promise.resolve() },
+  // Sequences: the frame shown, its playback rate, playing or not, and the temporal settings
+  // (values from the registry's temporal params; one setting for both views, each view keeps
+  // its own adaptation state on the server).
+  frame: 0, fps: 24, playing: false, playTimes: [], temporal: { on: false, values: {} },
 };
 // Read by the browser test (tests/studio/e2e): renders drawn and slider-to-pixels latencies.
-const stats = window.studio = { renders: 0, latencies: [], lastLatencyMs: null, errors: [], ready: false };
+const stats = window.studio = { renders: 0, latencies: [], lastLatencyMs: null, errors: [], ready: false,
+  framesPlayed: 0, playFps: 0, frame: 0 };
 
 const viewer = new Viewer($('viewer'), $('canvas-a'), $('canvas-b'), $('divider'));
 
@@ -45,6 +50,10 @@ function requestBody(v) {
   } else {
     body.width = viewer.fitWidth(img.width || 1920, img.height || 1080);
   }
+  if (img.sequence) {
+    Object.assign(body, { frame: state.frame, fps: state.fps });
+    if (state.temporal.on) body.temporal = { on: true, ...state.temporal.values };
+  }
   return body;
 }
 
@@ -59,11 +68,22 @@ function showError(e) {
 
 const nextPaint = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
 
-async function renderView(v) {
-  if (state.image === null) return;
-  if (state.inflight[v]) { state.dirty[v] = true; return; }
+// One request in flight per view; moves made meanwhile become one follow-up request. The
+// promise resolves when the view is idle again (playback waits on it: the next frame is asked
+// for only once the previous one is drawn).
+function renderView(v) {
+  if (state.image === null) return Promise.resolve();
+  if (state.inflight[v]) { state.dirty[v] = true; return state.idle[v]; }
   state.inflight[v] = true;
-  state.dirty[v] = false;
+  state.idle[v] = (async () => {
+    try {
+      do { state.dirty[v] = false; await renderOnce(v); } while (state.dirty[v]);
+    } finally { state.inflight[v] = false; }
+  })();
+  return state.idle[v];
+}
+
+async function renderOnce(v) {
   const inputTime = state.inputTime[v];
   state.inputTime[v] = null;
   const body = { ...requestBody(v), view: `${clientId}/${v}`, seq: ++state.seq[v] };
@@ -86,15 +106,49 @@ async function renderView(v) {
     }
   } catch (e) {
     showError(e);
-  } finally {
-    state.inflight[v] = false;
-    if (state.dirty[v]) renderView(v);
+    if (state.playing) setPlaying(false);
   }
 }
 
 function renderAll() {
-  renderView('a');
-  if (viewer.ab) renderView('b');
+  return Promise.all([renderView('a'), viewer.ab ? renderView('b') : null]);
+}
+
+// The frame shown: scrubber and number follow; the render is the caller's.
+function setFrame(n) {
+  const img = currentImage();
+  const last = img?.sequence ? img.frames - 1 : 0;
+  state.frame = stats.frame = Math.max(0, Math.min(last, Math.round(n) || 0));
+  $('frame-slider').value = state.frame;
+  $('frame-number').value = state.frame;
+  $('frame-count').textContent = `/ ${last}`;
+}
+
+function setPlaying(on) {
+  state.playing = on;
+  $('play').setAttribute('aria-pressed', String(on));
+  $('play').textContent = on ? '❚❚ Pause' : '▶ Play';
+  if (on) playLoop();
+}
+
+// Frames in order, each asked for once the previous one is on screen: nothing is dropped and
+// nothing queues behind a slow render; the rate shown is the one measured here.
+async function playLoop() {
+  state.playTimes = [];
+  while (state.playing) {
+    const img = currentImage();
+    if (!img?.sequence) { setPlaying(false); break; }
+    setFrame((state.frame + 1) % img.frames);
+    await renderAll();
+    state.playTimes.push(performance.now());
+    if (state.playTimes.length > 20) state.playTimes.shift();
+    const n = state.playTimes.length;
+    stats.framesPlayed++;
+    if (n > 1) {
+      stats.playFps = (n - 1) * 1000 / (state.playTimes[n - 1] - state.playTimes[0]);
+      $('play-fps').textContent = stats.playFps.toFixed(1);
+    }
+  }
 }
 
 function showTimings(frame, roundTrip, now) {
@@ -124,7 +178,8 @@ let histogramTimer = null;
 function scheduleHistogram() {
   clearTimeout(histogramTimer);
   histogramTimer = setTimeout(async () => {
-    const body = requestBody(state.edit);
+    // The view's id: with temporal adaptation on, the server re-derives this frame's state.
+    const body = { ...requestBody(state.edit), view: `${clientId}/${state.edit}` };
     if (body.full) { delete body.full; delete body.crop; const img = currentImage(); body.width = viewer.fitWidth(img.width, img.height); }
     try { drawHistogram($('histogram'), $('histogram-caption'), await api.postJSON('/api/histogram', body)); } catch (e) { showError(e); }
   }, 250);
@@ -151,6 +206,11 @@ function buildPanel() {
   buildControls($('glare-params'), state.registry.glare, view.glare, (name, value) => { state.views[v].glare[name] = value; touched(v); }, 'g');
 }
 
+function touchedAll() {
+  touched('a');
+  if (viewer.ab) touched('b');
+}
+
 async function loadImages(selectId) {
   state.images = (await api.getJSON('/api/images')).images;
   const list = $('image-list');
@@ -158,13 +218,13 @@ async function loadImages(selectId) {
     const li = document.createElement('li');
     const b = document.createElement('button');
     b.dataset.image = img.id;
-    b.title = `${img.name} ${img.width}x${img.height}`;
+    b.title = `${img.name} ${img.width}x${img.height}${img.sequence ? `, ${img.frames} frames` : ''}`;
     const thumb = document.createElement('img');
     thumb.alt = '';
     thumb.loading = 'lazy';
     thumb.src = `/api/images/${img.id}/thumbnail`;
     const name = document.createElement('span');
-    name.textContent = img.name;
+    name.textContent = img.sequence ? `${img.name} (${img.frames} frames)` : img.name;
     b.append(thumb, name);
     b.addEventListener('click', () => selectImage(img.id));
     li.append(b);
@@ -175,6 +235,16 @@ async function loadImages(selectId) {
 
 function selectImage(id) {
   state.image = id;
+  if (state.playing) setPlaying(false);
+  const img = currentImage();
+  $('sequence-box').hidden = !img?.sequence;
+  if (img?.sequence) {
+    $('frame-slider').max = img.frames - 1;
+    $('frame-number').max = img.frames - 1;
+    state.fps = img.fps;
+    $('seq-fps').value = img.fps;
+  }
+  setFrame(0);
   state.zoom = null;
   $('viewer').classList.remove('zoomed');
   $('zoom').setAttribute('aria-pressed', 'false');
@@ -275,7 +345,7 @@ function wire() {
   $('export').addEventListener('click', async () => {
     $('export-result').textContent = 'exporting…';
     try {
-      const body = { ...presetOf(state.edit), image: state.image, name: $('export-name').value, format: $('export-format').value };
+      const body = { ...presetOf(state.edit), image: state.image, frame: currentImage()?.sequence ? state.frame : 0, name: $('export-name').value, format: $('export-format').value };
       const r = await api.postJSON('/api/export', body);
       const link = document.createElement('a');
       link.href = `/api/exports/${r.file}`;
@@ -288,6 +358,24 @@ function wire() {
       stats.lastExport = r;
     } catch (err) { $('export-result').textContent = ''; showError(err); }
   });
+
+  // Sequences: scrubbing is a seek (the server resets the adaptation); play is a button, so
+  // Tab and Enter/Space reach it, and key P toggles it.
+  $('frame-slider').addEventListener('input', e => { setFrame(Number(e.target.value)); touchedAll(); });
+  $('frame-number').addEventListener('change', e => { setFrame(Number(e.target.value)); touchedAll(); });
+  $('play').addEventListener('click', () => setPlaying(!state.playing));
+  $('seq-fps').addEventListener('change', e => {
+    const v = Number(e.target.value);
+    if (!Number.isFinite(v) || v <= 0 || v > 1000) { e.target.classList.add('error'); return; }
+    e.target.classList.remove('error');
+    state.fps = v;
+    const img = currentImage();
+    if (img) img.fps = v;
+  });
+  $('temporal-on').addEventListener('change', e => { state.temporal.on = e.target.checked; touchedAll(); });
+  state.temporal.values = Object.fromEntries(state.registry.temporal.map(p => [p.name, p.default]));
+  buildControls($('temporal-params'), state.registry.temporal, state.temporal.values,
+    (name, value) => { state.temporal.values[name] = value; if (state.temporal.on) touchedAll(); }, 't');
 
   const view = $('viewer');
   let drag = null;
@@ -309,6 +397,7 @@ function wire() {
   document.addEventListener('keydown', e => {
     if (e.target.matches('input, select, textarea')) return;
     if (e.key === 'z' || e.key === 'Z') setZoom(!state.zoom);
+    else if ((e.key === 'p' || e.key === 'P') && currentImage()?.sequence) setPlaying(!state.playing);
     else if ((e.key === 't' || e.key === 'T') && viewer.ab) { viewer.showingB = !viewer.showingB; viewer.layout(); }
   });
   let resizeTimer = null;

@@ -4,6 +4,8 @@
 // move a slider (pixels must change), switch operator (pixels must change), A/B with the
 // divider dragged (A and B must differ), export a PNG and compare it byte for byte with
 // `tonekit map --preset SIDECAR`, then measure slider -> new pixels for a 1920-wide preview.
+// Then a second studio on an image sequence (shot.%04d.exr): the scrubber changes the image,
+// play for ~1 s advances frames with the measured fps shown, temporal controls from the registry.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,18 +34,25 @@ function check(ok, what) {
 const scene = path.join(images, 'night.exr');
 execFileSync(tonekit, ['synth', 'night-drive', scene, '--size', '3840x2160']);
 
-const server = spawn(tonekit, ['studio', images, '--backend', 'cpu', '--export-dir', exports], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  let text = '';
-  const timer = setTimeout(() => reject(new Error(`no URL from tonekit studio: ${text}`)), 30000);
-  server.stdout.on('data', chunk => {
-    text += chunk;
-    const m = text.match(/http:\/\/127\.0\.0\.1:\d+\//);
-    if (m) { clearTimeout(timer); resolve(m[0]); }
+// Starts `tonekit studio PATH` and resolves to the URL it prints.
+function startStudio(servedPath) {
+  const server = spawn(tonekit, ['studio', servedPath, '--backend', 'cpu', '--export-dir', exports], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no URL from tonekit studio: ${text}`)), 30000);
+    server.stdout.on('data', chunk => {
+      text += chunk;
+      const m = text.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      if (m) { clearTimeout(timer); resolve(m[0]); }
+    });
+    server.on('exit', code => reject(new Error(`tonekit studio exited with ${code}`)));
   });
-  server.on('exit', code => reject(new Error(`tonekit studio exited with ${code}`)));
-});
+  return { server, url };
+}
+const { server, url: urlPromise } = startStudio(images);
+const url = await urlPromise;
 console.log(`studio at ${url}`);
+let seqServer = null;
 
 const profile = mkdtempSync(path.join(tmpdir(), 'tonekit-e2e-profile-'));
 const context = await chromium.launchPersistentContext(profile, {
@@ -196,12 +205,73 @@ try {
   check(latencies.length === 12 && latencies.every(Number.isFinite), 'latency measured for every slider step');
   const errors = await page.evaluate(() => window.studio.errors);
   check(errors.length === 0, `no errors shown on the page${errors.length ? ': ' + errors.join('; ') : ''}`);
+
+  // 6. An image sequence: one item with its frame count, a scrubber, play with measured fps.
+  const seqDir = path.join(out, 'sequence');
+  mkdirSync(seqDir, { recursive: true });
+  execFileSync(tonekit, ['synth', 'night-drive', path.join(seqDir, 'f.%04d.exr'), '--frames', '12', '--size', '480x270']);
+  const seq = startStudio(path.join(seqDir, 'f.%04d.exr'));
+  seqServer = seq.server;
+  const seqUrl = await seq.url;
+  const sp = await context.newPage();
+  sp.on('pageerror', e => { failures++; console.log(`FAIL page error (sequence): ${e.message}`); });
+  await sp.setViewportSize({ width: 1280, height: 800 });
+  await sp.goto(seqUrl);
+  await sp.waitForFunction(() => window.studio && window.studio.ready && window.studio.renders >= 1, null, { timeout: 60000 });
+  const seqRenders = () => sp.evaluate(() => window.studio.renders);
+  const waitSeq = k => sp.waitForFunction(k => window.studio.renders >= k, k, { timeout: 60000 });
+  const grab = () => sp.evaluate(() => {
+    const c = document.getElementById('canvas-a');
+    return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
+  });
+  const diff = (a, b) => {
+    if (a.length !== b.length) return 1;
+    let d = 0;
+    for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) d++;
+    return d / (a.length / 4);
+  };
+  check(await sp.locator('#image-list button').count() === 1 && /12 frames/.test(await sp.textContent('#image-list')),
+        'the sequence is one item with its 12 frames');
+  check(await sp.isVisible('#sequence-box'), 'sequence controls shown');
+  const temporalSliders = await sp.locator('#temporal-params input[type=range]').count();
+  const temporalRegistry = await sp.evaluate(async () => (await (await fetch('/api/operators')).json()).temporal.length);
+  check(temporalSliders === temporalRegistry && temporalSliders > 0, `${temporalSliders} temporal sliders from the registry`);
+  const frame0 = await grab();
+  let k = await seqRenders();
+  await sp.focus('#frame-slider');
+  await sp.keyboard.press('End');
+  await waitSeq(k + 1);
+  const lastFrame = await sp.evaluate(() => window.studio.frame);
+  const scrubDiff = diff(frame0, await grab());
+  check(lastFrame === 11 && scrubDiff > 0.01, `scrubber to frame ${lastFrame} changed ${(scrubDiff * 100).toFixed(1)} % of the pixels`);
+  await sp.screenshot({ path: path.join(shots, '07-sequence-scrub.png') });
+  k = await seqRenders();
+  await sp.keyboard.press('Home');
+  await waitSeq(k + 1);
+  await sp.click('#sequence-box summary');  // the temporal settings are folded away at first
+  await sp.check('#temporal-on');
+  // Play from the keyboard for about a second, then pause.
+  const playedBefore = await sp.evaluate(() => window.studio.framesPlayed);
+  await sp.focus('#play');
+  await sp.keyboard.press('Enter');
+  await sp.waitForTimeout(1000);
+  await sp.screenshot({ path: path.join(shots, '08-sequence-playing.png') });
+  await sp.keyboard.press('Enter');
+  const played = await sp.evaluate(() => ({ n: window.studio.framesPlayed, fps: window.studio.playFps, frame: window.studio.frame }));
+  const shownFps = Number(await sp.textContent('#play-fps'));
+  check(played.n - playedBefore >= 3, `play advanced ${played.n - playedBefore} frames in ~1 s (now at frame ${played.frame})`);
+  check(shownFps > 0 && played.fps > 0, `measured fps shown while playing: ${shownFps}`);
+  console.log(`sequence playback, 480x270 frames, cpu backend, temporal on: ${played.fps.toFixed(1)} fps`);
+  check(await sp.getAttribute('#play', 'aria-pressed') === 'false', 'paused again');
+  const seqErrors = await sp.evaluate(() => window.studio.errors);
+  check(seqErrors.length === 0, `no errors on the sequence page${seqErrors.length ? ': ' + seqErrors.join('; ') : ''}`);
 } catch (e) {
   failures++;
   console.log(`FAIL ${e.stack || e}`);
 } finally {
   await context.close();
   server.kill('SIGTERM');
+  if (seqServer) seqServer.kill('SIGTERM');
   rmSync(profile, { recursive: true, force: true });
 }
 console.log(`${passes} passed, ${failures} failed`);

@@ -1,8 +1,9 @@
-// GlobalPass: the global operators' pass of the device pipeline (cuda/global_pass.hpp). Owns the scratch, allocated
-// once in create(); process() enqueues statistics -> (histogram -> scan) -> map on the caller's
-// stream with no allocation and no host synchronisation. The curve constants of each frame are
-// derived on the device from that frame's statistics (core::make_curve_settings_hd in the last
-// block of the statistics pass), so the key never travels to the host.
+// GlobalPass: the global operators' pass of the device pipeline (cuda/global_pass.hpp). Owns the
+// scratch, allocated once in create(); process() enqueues statistics -> (temporal step) ->
+// (histogram -> scan) -> map on the caller's stream with no allocation and no host
+// synchronisation. The curve constants of each frame are derived on the device from that frame's
+// statistics (core::make_curve_settings_hd in the last block of the statistics pass, again in the
+// temporal step's kernel with the adapted key and peak), so the key never travels to the host.
 #include <cuda_runtime.h>
 
 #include <string>

@@ -240,6 +240,20 @@ void StudioServer::add_routes() {
     send_json(res, *hist);
   });
 
+  // Scores and automatic parameters take the render request's body; the work is the service's.
+  for (const char* path : {"/api/quality", "/api/auto"}) {
+    const bool scores = std::string(path) == "/api/quality";
+    http.Post(path, [&service, request_limit, scores](const httplib::Request& req, httplib::Response& res) {
+      auto body = json_body(req, request_limit);
+      if (!body.ok()) return send_status(res, body.status());
+      auto request = parse_render_request(*body);
+      if (!request.ok()) return send_status(res, request.status());
+      auto result = scores ? service.quality(*request) : service.auto_params(*request);
+      if (!result.ok()) return send_status(res, result.status());
+      send_json(res, *result);
+    });
+  }
+
   http.Get("/api/probe", [&service](const httplib::Request& req, httplib::Response& res) {
     auto image = int_query(req, "image"), x = int_query(req, "x"), y = int_query(req, "y");
     for (auto* q : {&image, &x, &y})

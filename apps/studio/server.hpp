@@ -9,6 +9,10 @@
 //                                frame, fps, temporal: {on, tau_brighten, ...} (sequences)}
 //                               -> RGBA8 or PNG; X-Tonekit-Width/-Height/-Timings, Server-Timing
 //   POST /api/histogram         same body -> log10 luminance histogram and the measured curve
+//   POST /api/quality           render body -> TMQI {q, s, n, s_per_scale} and FSITM {mean, channel}
+//                               of the preview-size view, with the ms (400 below 161 px a side)
+//   POST /api/auto              render body -> auto_params from its operator/params: the chosen
+//                               {params}, start and chosen scores, searched names, ms
 //   GET  /api/probe?image=&x=&y= HDR RGB and luminance at a full-resolution pixel
 //   POST /api/preset            a preset's JSON -> validated and completed with the defaults
 //   POST /api/export            {..render fields, format png|jpeg|exr, name} -> file + preset sidecar

@@ -10,7 +10,9 @@
 #include "../cli_common.hpp"
 #include "analysis.hpp"
 #include "downscale.hpp"
+#include "tonekit/auto_params.hpp"
 #include "tonekit/io.hpp"
+#include "tonekit/quality.hpp"
 
 namespace tonekit::studio {
 
@@ -54,6 +56,13 @@ Result<std::string> encode_region(const OutputImage& image, int x, int y, int w,
   }
   if (png) return io::encode_png(*src);
   return std::string(reinterpret_cast<const char*>(src->bytes.data()), src->bytes.size());
+}
+
+Status check_frame(const ImageEntry& entry, long long frame) {
+  if (frame < entry.frame_count) return {};
+  return invalid_argument("frame " + std::to_string(frame) + " is outside " + entry.name + "'s " +
+                          std::to_string(entry.frame_count) + " frame" + (entry.frame_count == 1 ? "" : "s") +
+                          " (0 to " + std::to_string(entry.frame_count - 1) + ")");
 }
 
 }  // namespace
@@ -151,10 +160,7 @@ Result<RenderReply> StudioService::render(const RenderRequest& request) {
   ImageEntry& entry = **e;
   std::lock_guard lock(entry.mutex);
   RenderReply reply;
-  if (request.frame >= entry.frame_count)
-    return invalid_argument("frame " + std::to_string(request.frame) + " is outside " + entry.name + "'s " +
-                            std::to_string(entry.frame_count) + " frame" + (entry.frame_count == 1 ? "" : "s") +
-                            " (0 to " + std::to_string(entry.frame_count - 1) + ")");
+  if (Status s = check_frame(entry, request.frame); !s.ok()) return s;
   if (request.fps) entry.fps = *request.fps;
   const auto t0 = std::chrono::steady_clock::now();
   auto scene = request.full ? library_.full_image(entry, request.frame)
@@ -240,6 +246,74 @@ Result<json> StudioService::histogram(const RenderRequest& request, int bins) {
   return json{{"log10_min", a.log10_min}, {"log10_max", a.log10_max}, {"counts", a.counts}, {"curve", a.curve},
               {"zero_pixels", a.zero_pixels}, {"curve_kind", "mean output value (display-encoded) per bin"},
               {"dynamic_range_stops", (a.log10_max - a.log10_min) * 3.3219280948873623}};
+}
+
+Result<std::shared_ptr<const Image>> StudioService::preview_scene(const RenderRequest& request, double* fps) {
+  auto e = entry(request.image);
+  if (!e.ok()) return e.status();
+  std::lock_guard lock((*e)->mutex);
+  if (fps) *fps = (*e)->fps;
+  if (Status s = check_frame(**e, request.frame); !s.ok()) return s;
+  // A shared pointer: the pixels stay valid after the lock is released, so the (slow) scoring
+  // does not hold up renders of this image.
+  return library_.preview(**e, request.width, request.frame);
+}
+
+Result<json> StudioService::quality(const RenderRequest& request) {
+  const auto t0 = std::chrono::steady_clock::now();
+  double fps = 24.0;
+  auto scene = preview_scene(request, &fps);
+  if (!scene.ok()) return scene.status();
+  const Image& hdr = **scene;
+  // Rendered into a local image rather than read from the entry's cached preview render: with
+  // A and B on the same image that cache holds whichever view rendered last. With temporal
+  // adaptation on, the view's state before this frame is used (as a re-render of the frame
+  // shown would), read only: scoring must not move the view's adaptation.
+  std::optional<TemporalState> state;
+  cpu::CurveStatsHook hook;
+  if (request.temporal) {
+    {
+      std::lock_guard l(temporal_mutex_);
+      auto v = temporal_.find(request.view);
+      const bool shown = v != temporal_.end() && v->second.image == request.image && v->second.frame == request.frame;
+      state = shown ? v->second.before : TemporalState{};
+    }
+    hook = [&](const FrameStats& own) { return temporal_update(*state, own, *request.temporal, 1.0 / fps); };
+  }
+  OutputImage out;
+  RenderTimings timings;
+  if (Status s = renderer_.render(hdr, request.params, request.preset.glare, {PixelType::u8, 3}, out, nullptr,
+                                  &timings, state ? &hook : nullptr);
+      !s.ok())
+    return s;
+  const auto s0 = std::chrono::steady_clock::now();
+  auto tmqi = quality::tmqi(hdr, out);
+  if (!tmqi.ok()) return tmqi.status();
+  auto fsitm = quality::fsitm(hdr, out);
+  if (!fsitm.ok()) return fsitm.status();
+  return json{{"tmqi", {{"q", tmqi->q}, {"s", tmqi->s}, {"n", tmqi->n}, {"s_per_scale", tmqi->s_per_scale},
+                        {"mean_luminance", tmqi->mean_luminance}, {"contrast", tmqi->contrast}}},
+              {"fsitm", {{"mean", fsitm->mean}, {"channel", fsitm->channel}}},
+              {"width", hdr.width}, {"height", hdr.height}, {"render_ms", timings.total_ms},
+              {"score_ms", ms_since(s0)}, {"ms", ms_since(t0)}};
+}
+
+Result<json> StudioService::auto_params(const RenderRequest& request) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto scene = preview_scene(request);
+  if (!scene.ok()) return scene.status();
+  auto result = tonekit::auto_params(**scene, request.params);
+  if (!result.ok()) return result.status();
+  json params = json::object();
+  for (const auto& [name, value] : result->params.values()) params[name] = value;
+  auto scores = [](const AutoScores& s) {
+    return json{{"objective", s.objective}, {"tmqi", s.tmqi}, {"fsitm", s.fsitm}, {"delta_e2000", s.delta_e2000}};
+  };
+  return json{{"operator", result->params.op().id}, {"params", params}, {"searched", result->searched},
+              {"start", scores(result->start)}, {"chosen", scores(result->chosen)},
+              {"evaluations", result->evaluations}, {"search_seconds", result->seconds},
+              {"proxy", {{"width", result->proxy_width}, {"height", result->proxy_height}}},
+              {"ms", ms_since(t0)}};
 }
 
 Result<json> StudioService::probe(int image, int x, int y) {

@@ -61,6 +61,14 @@ class StudioService {
 
   Result<RenderReply> render(const RenderRequest& request);
   Result<nlohmann::json> histogram(const RenderRequest& request, int bins);
+  // TMQI (Q, S, N, per scale) and FSITM of the view as the page shows it: the preview-size HDR
+  // against its 8-bit render (glare and temporal state as the render applies them), with the ms.
+  // An image below quality::kMinSide on a side: invalid_argument with the library's message.
+  Result<nlohmann::json> quality(const RenderRequest& request);
+  // auto_params on the preview-size image from the request's operator and values, with the
+  // library's own budget: the chosen values (every parameter of the operator), the start and
+  // chosen scores and what was searched.
+  Result<nlohmann::json> auto_params(const RenderRequest& request);
   Result<nlohmann::json> probe(int image, int x, int y);
   Result<std::string> thumbnail(int image);
   // Writes NAME.png|jpg|exr and NAME.json (the preset) into the export folder.
@@ -70,6 +78,9 @@ class StudioService {
 
  private:
   Result<ImageEntry*> entry(int id) const;
+  // The request's preview-size scene (frame checked against the image's frame count), and the
+  // sequence's playback rate in `fps`.
+  Result<std::shared_ptr<const Image>> preview_scene(const RenderRequest& request, double* fps = nullptr);
   // The state to fold `request.frame` into, for the request's view (see render).
   TemporalState temporal_state(const RenderRequest& request, const ImageEntry& entry);
   // Temporal adaptation carried across the renders of one view (the page's A or B side).

@@ -6,6 +6,7 @@
 #include <httplib.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -19,6 +20,7 @@
 #include "studio/service.hpp"
 #include "studio/server.hpp"
 #include "tonekit/io.hpp"
+#include "tonekit/quality.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/temporal.hpp"
 
@@ -501,6 +503,21 @@ TEST(ImageLibrary, ReleasesTheLeastRecentlyUsedDecodedImage) {
 
 }  // namespace
 
+// A CPU studio serving `paths` and exporting into DIR/exports, started on a free port.
+void start_studio(const std::vector<std::string>& paths, const fs::path& dir, studio::StudioServer*& server_out,
+                  int& port_out) {
+  studio::StudioOptions options;
+  options.paths = paths;
+  options.backend = Backend::cpu;
+  options.export_dir = (dir / "exports").string();
+  auto server = studio::StudioServer::create(options);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  server_out = server->release();
+  auto port = server_out->start();
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  port_out = *port;
+}
+
 // Image sequences: a pattern given to the studio, and a folder of one numbered run, each open as
 // one sequence item; frames, fps and temporal adaptation through the render request.
 class StudioSequenceTest : public ::testing::Test {
@@ -516,16 +533,7 @@ class StudioSequenceTest : public ::testing::Test {
                               " --frames 6 --size 64x36 > /dev/null 2>&1";
       ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
     }
-    studio::StudioOptions options;
-    options.paths = {(dir_ / "shot" / "f.%04d.exr").string(), (dir_ / "folder").string()};
-    options.backend = Backend::cpu;
-    options.export_dir = (dir_ / "exports").string();
-    auto server = studio::StudioServer::create(options);
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = server->release();
-    auto port = server_->start();
-    ASSERT_TRUE(port.ok()) << port.status().message();
-    port_ = *port;
+    start_studio({(dir_ / "shot" / "f.%04d.exr").string(), (dir_ / "folder").string()}, dir_, server_, port_);
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -654,4 +662,111 @@ TEST(ImageLibrary, AFolderWithAGapListsStillsAndAPatternWithAGapIsRefused) {
   ASSERT_FALSE(server.ok());
   EXPECT_NE(server.status().message().find("gap"), std::string::npos) << server.status().message();
   fs::remove_all(dir);
+}
+
+// Scores (/api/quality) and automatic parameters (/api/auto) on an image large enough for TMQI
+// (quality::kMinSide), and the library's refusal of one that is not.
+class StudioQualityTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("tonekit_studio_quality_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    auto big = synth::render_scene("night-drive", 320, 200);
+    auto small = synth::render_scene("night-drive", 160, 100);
+    ASSERT_TRUE(big.ok() && small.ok());
+    ASSERT_TRUE(io::write_exr((dir_ / "a_big.exr").string(), *big).ok());
+    ASSERT_TRUE(io::write_exr((dir_ / "b_small.exr").string(), *small).ok());
+    start_studio({dir_.string()}, dir_, server_, port_);
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    fs::remove_all(dir_);
+  }
+  static httplib::Result post(const std::string& path, const json& body) {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(120, 0);
+    return c.Post(path.c_str(), body.dump(), "application/json");
+  }
+  static json scores(const std::string& op, const json& params = json::object()) {
+    auto r = post("/api/quality", {{"image", 0}, {"operator", op}, {"params", params}, {"width", 320}});
+    EXPECT_TRUE(r);
+    if (!r) return {};
+    EXPECT_EQ(r->status, 200) << r->body;
+    return json::parse(r->body);
+  }
+  static inline fs::path dir_;
+  static inline studio::StudioServer* server_ = nullptr;
+  static inline int port_ = 0;
+};
+
+TEST_F(StudioQualityTest, ScoresAreFiniteInUnitRangeAndDependOnTheOperator) {
+  json a = scores("reinhard"), b = scores("drago");
+  for (const json& s : {a, b}) {
+    ASSERT_TRUE(s.contains("tmqi") && s.contains("fsitm")) << s.dump();
+    for (double v : {s["tmqi"]["q"].get<double>(), s["tmqi"]["s"].get<double>(), s["tmqi"]["n"].get<double>(),
+                     s["fsitm"]["mean"].get<double>()}) {
+      EXPECT_TRUE(std::isfinite(v)) << s.dump();
+      EXPECT_GE(v, 0.0) << s.dump();
+      EXPECT_LE(v, 1.0) << s.dump();
+    }
+    EXPECT_EQ(s["width"], 320);
+    EXPECT_EQ(s["height"], 200);
+    EXPECT_GE(s["ms"].get<double>(), 0.0);
+  }
+  EXPECT_NE(a["tmqi"]["q"].get<double>(), b["tmqi"]["q"].get<double>());
+  EXPECT_NE(a["tmqi"]["n"].get<double>(), b["tmqi"]["n"].get<double>());
+}
+
+TEST_F(StudioQualityTest, TooSmallIs400WithTheLibraryMessage) {
+  // 160x100 is below quality::kMinSide on both sides; so is a 150-wide preview of the big one.
+  for (const json& body : {json{{"image", 1}, {"operator", "reinhard"}, {"width", 160}},
+                           json{{"image", 0}, {"operator", "reinhard"}, {"width", 150}}}) {
+    auto r = post("/api/quality", body);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << r->body;
+    EXPECT_NE(json::parse(r->body)["error"].get<std::string>().find("too small for TMQI/FSITM"), std::string::npos)
+        << r->body;
+    auto a = post("/api/auto", body);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->status, 400) << a->body;
+    EXPECT_NE(json::parse(a->body)["error"].get<std::string>().find(std::to_string(quality::kMinSide)),
+              std::string::npos)
+        << a->body;
+  }
+  auto bad = post("/api/quality", {{"image", 0}, {"operator", "nope"}});
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+}
+
+TEST_F(StudioQualityTest, AutoReturnsValuesInsideTheRegistryRangesThatRender) {
+  for (const char* op : {"reinhard", "drago"}) {
+    auto r = post("/api/auto", {{"image", 0}, {"operator", op}, {"width", 320}});
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+    json doc = json::parse(r->body);
+    EXPECT_EQ(doc["operator"], op);
+    const OperatorDesc* desc = find_operator(op);
+    ASSERT_NE(desc, nullptr);
+    for (const ParamDesc* p : all_params(*desc)) {
+      ASSERT_TRUE(doc["params"].contains(p->name)) << p->name << " " << doc.dump();
+      const double v = doc["params"][p->name].get<double>();
+      EXPECT_GE(v, p->min_value) << p->name;
+      EXPECT_LE(v, p->max_value) << p->name;
+    }
+    for (const json& name : doc["searched"]) {
+      bool own = false;
+      for (const ParamDesc& p : desc->params) own |= name == p.name;
+      EXPECT_TRUE(own) << name;
+    }
+    EXPECT_GE(doc["chosen"]["objective"].get<double>(), doc["start"]["objective"].get<double>());
+    // The page applies the values and renders them.
+    json body = {{"image", 0}, {"operator", op}, {"params", doc["params"]}, {"width", 320}};
+    auto rendered = post("/api/render", body);
+    ASSERT_TRUE(rendered);
+    ASSERT_EQ(rendered->status, 200) << rendered->body;
+    EXPECT_EQ(rendered->body.size(), 320u * 200 * 4);
+    json after = scores(op, doc["params"]);
+    EXPECT_TRUE(std::isfinite(after["tmqi"]["q"].get<double>()));
+  }
 }

@@ -174,13 +174,51 @@ function showTimings(frame, roundTrip, now) {
   }));
 }
 
+// View v's request at preview size (1:1 zoom asks for the fitted preview instead), with the
+// view's id: with temporal adaptation on, the server reads this frame's state for it.
+function previewBody(v) {
+  const body = { ...requestBody(v), view: `${clientId}/${v}` };
+  if (body.full) { delete body.full; delete body.crop; const img = currentImage(); body.width = viewer.fitWidth(img.width, img.height); }
+  return body;
+}
+
+// Scores and Auto act on the edited view (A unless "edit B" is chosen), so B stays as the
+// comparison. Each button is disabled while its request runs: a second click would only queue.
+async function qualityAction(button, run) {
+  if (state.image === null) return;
+  const out = $('quality-result');
+  button.disabled = true;
+  out.textContent = `${button.textContent.toLowerCase()}…`;
+  try { await run(out); } catch (e) { out.textContent = ''; showError(e); } finally { button.disabled = false; }
+}
+
+async function showScores(out) {
+  const v = state.edit;
+  const r = await api.postJSON('/api/quality', previewBody(v));
+  const f = x => x.toFixed(4);
+  out.textContent = `${v.toUpperCase()}: TMQI Q ${f(r.tmqi.q)}  S ${f(r.tmqi.s)}  N ${f(r.tmqi.n)}  FSITM ${f(r.fsitm.mean)}` +
+    `  (${r.width}x${r.height}, ${r.ms.toFixed(0)} ms)`;
+  stats.lastScores = r;
+}
+
+async function applyAuto(out) {
+  const v = state.edit;
+  const r = await api.postJSON('/api/auto', previewBody(v));
+  if (state.views[v].op !== r.operator) return;  // the operator changed meanwhile: the values are not its
+  Object.assign(state.views[v].params, r.params);
+  buildPanel();
+  touched(v);
+  out.textContent = `${v.toUpperCase()} auto: ${r.searched.join(', ') || 'nothing to search'}; ` +
+    `Q ${r.start.tmqi.toFixed(3)} → ${r.chosen.tmqi.toFixed(3)}, FSITM ${r.start.fsitm.toFixed(3)} → ${r.chosen.fsitm.toFixed(3)}` +
+    ` on the ${r.proxy.width}x${r.proxy.height} proxy (${r.evaluations} tries, ${r.ms.toFixed(0)} ms)`;
+  stats.lastAuto = r;
+}
+
 let histogramTimer = null;
 function scheduleHistogram() {
   clearTimeout(histogramTimer);
   histogramTimer = setTimeout(async () => {
-    // The view's id: with temporal adaptation on, the server re-derives this frame's state.
-    const body = { ...requestBody(state.edit), view: `${clientId}/${state.edit}` };
-    if (body.full) { delete body.full; delete body.crop; const img = currentImage(); body.width = viewer.fitWidth(img.width, img.height); }
+    const body = previewBody(state.edit);
     try { drawHistogram($('histogram'), $('histogram-caption'), await api.postJSON('/api/histogram', body)); } catch (e) { showError(e); }
   }, 250);
 }
@@ -336,6 +374,8 @@ function wire() {
   for (const r of document.querySelectorAll('input[name=edit-view]'))
     r.addEventListener('change', () => { state.edit = r.value; buildPanel(); scheduleHistogram(); });
   $('zoom').addEventListener('click', () => setZoom(!state.zoom));
+  $('scores').addEventListener('click', () => qualityAction($('scores'), showScores));
+  $('auto').addEventListener('click', () => qualityAction($('auto'), applyAuto));
   $('preset-save').addEventListener('click', () => download(`${state.views[state.edit].op}-preset.json`, JSON.stringify(presetOf(state.edit), null, 2)));
   $('preset-load').addEventListener('change', async e => {
     const file = e.target.files[0];

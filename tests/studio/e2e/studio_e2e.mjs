@@ -3,7 +3,8 @@
 // Steps (a screenshot of each under OUT_DIR/screenshots): open the studio on a synthetic 4K image,
 // move a slider (pixels must change), switch operator (pixels must change), A/B with the
 // divider dragged (A and B must differ), export a PNG and compare it byte for byte with
-// `tonekit map --preset SIDECAR`, then measure slider -> new pixels for a 1920-wide preview.
+// `tonekit map --preset SIDECAR`, show the scores and apply Auto, then measure slider -> new
+// pixels for a 1920-wide preview.
 // Then a second studio on an image sequence (shot.%04d.exr): the scrubber changes the image,
 // play for ~1 s advances frames with the measured fps shown, temporal controls from the registry.
 import { spawn, execFileSync } from 'node:child_process';
@@ -177,6 +178,27 @@ try {
   const exported = readFileSync(path.join(exports, 'e2e.png')), cli = readFileSync(cliOut);
   check(exported.length > 1000 && exported.equals(cli),
         `exported PNG (${exported.length} bytes) equals tonekit map --preset (${cli.length} bytes) byte for byte`);
+
+  // 4b. Scores (keyboard: Tab-reachable button, Enter) for the current view, then Auto, which
+  // must move at least one of A's sliders and re-render.
+  await page.focus('#scores');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.studio.lastScores && /TMQI Q/.test(document.getElementById('quality-result').textContent),
+                             null, { timeout: 120000 });
+  const sc = await page.evaluate(() => window.studio.lastScores);
+  const inUnit = [sc.tmqi.q, sc.tmqi.s, sc.tmqi.n, sc.fsitm.mean].every(v => Number.isFinite(v) && v >= 0 && v <= 1);
+  check(inUnit, `scores shown: ${await page.textContent('#quality-result')}`);
+  await page.screenshot({ path: path.join(shots, '05b-scores.png') });
+  const sliderValues = () => page.$$eval('#params input[type=number]', els => els.map(e => e.value).join(' '));
+  const beforeAuto = await sliderValues();
+  n = await renders();
+  await page.focus('#auto');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.studio.lastAuto, null, { timeout: 120000 });
+  await waitRenders(n + 1);
+  const afterAuto = await sliderValues();
+  check(afterAuto !== beforeAuto, `Auto set A's sliders: [${beforeAuto}] -> [${afterAuto}] (${await page.textContent('#quality-result')})`);
+  await page.screenshot({ path: path.join(shots, '05c-auto.png') });
 
   // 5. Latency: a 1920-wide preview of the 4K image (the viewer is 1920x1170 CSS px here).
   await page.setViewportSize({ width: 2400, height: 1210 });

@@ -117,6 +117,12 @@ Status FrameMapper::decode(Frame& in, ImageView& view) {
   return {};
 }
 
+// One row of --temporal-log: the frame's own key and peak, what the curves read, the cut flag.
+void FrameMapper::log_row(const FrameStats& adapted) {
+  std::fprintf(log_, "%lld,%.9g,%.9g,%.9g,%.9g,%u\n", frame_, stats_.log_average, adapted.log_average,
+               stats_.max_luminance, adapted.max_luminance, s_.temporal ? state_.last_cut : 0u);
+}
+
 Status FrameMapper::map(Frame& in, Frame& out) {
   if (device_) {
     out.bytes.resize(output_bytes_);
@@ -127,8 +133,7 @@ Status FrameMapper::map(Frame& in, Frame& out) {
       if (Status s = device_->read_stats(stats_, &adapted); !s.ok()) return s;
       if (s_.temporal)
         if (Status s = device_->read_temporal_state(state_); !s.ok()) return s;
-      std::fprintf(log_, "%lld,%.9g,%.9g,%.9g,%.9g,%u\n", frame_, stats_.log_average, adapted.log_average,
-                   stats_.max_luminance, adapted.max_luminance, s_.temporal ? state_.last_cut : 0u);
+      log_row(adapted);
     }
     ++frame_;
     return {};
@@ -166,11 +171,7 @@ Status FrameMapper::map(Frame& in, Frame& out) {
     if (Status s = cpu::tone_map(scene, s_.params, target, &stats_, nullptr, s_.temporal ? &hook : nullptr); !s.ok())
       return s;
   }
-  if (log_) {
-    if (!s_.temporal) adapted = stats_;
-    std::fprintf(log_, "%lld,%.9g,%.9g,%.9g,%.9g,%u\n", frame_, stats_.log_average, adapted.log_average,
-                 stats_.max_luminance, adapted.max_luminance, s_.temporal ? state_.last_cut : 0u);
-  }
+  if (log_) log_row(s_.temporal ? adapted : stats_);
   ++frame_;
   if (yuv) {
     const core::ColourSettings cs = core::make_colour_settings(s_.params);

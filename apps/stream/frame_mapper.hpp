@@ -49,6 +49,7 @@ class FrameMapper {
  private:
   explicit FrameMapper(const MapperSetup& s) : s_(s) {}
   Status decode(Frame& in, ImageView& view);
+  void log_row(const FrameStats& adapted);
   MapperSetup s_;
   std::size_t output_bytes_ = 0;
   OutputFormat mapped_;          // what tone_map produces

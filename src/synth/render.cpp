@@ -120,23 +120,27 @@ Result<Image> render_scene(std::string_view id, int width, int height, unsigned 
     for (const SceneEntry& e : entries()) known += (known.empty() ? "" : ", ") + std::string(e.info.id);
     return invalid_argument("unknown scene '" + std::string(id) + "' (known: " + known + ")");
   }
-  if (Status s = check_size(width, height); !s.ok()) return s;
+  Result<Image> image = new_synthetic_image(width, height, "scene", "scene " + std::string(id));
+  if (!image.ok()) return image;
+  const Frame frame = make_frame(width, height);
+  render_rows(frame, [&](int y, float* rgb) { entry->shade(frame, y, rgb); }, *image, threads);
+  return image;
+}
 
+Result<Image> new_synthetic_image(int width, int height, const char* what, std::string note) {
+  if (Status s = check_size(width, height); !s.ok()) return s;
   Image image;
   try {
     image = Image(width, height, 3);
   } catch (const std::bad_alloc&) {
     return Status{StatusCode::out_of_memory, "not enough memory for a " + std::to_string(width) + "x" +
-                                                 std::to_string(height) + " scene"};
+                                                 std::to_string(height) + " " + what};
   }
   image.meta.format = "synthetic";
   image.meta.compression = "none";
   image.meta.source_pixel_type = "float";
   image.meta.source_channels = "R,G,B";
-  image.meta.notes.push_back("scene " + std::string(id));
-
-  const Frame frame = make_frame(width, height);
-  render_rows(frame, [&](int y, float* rgb) { entry->shade(frame, y, rgb); }, image, threads);
+  image.meta.notes.push_back(std::move(note));
   return image;
 }
 

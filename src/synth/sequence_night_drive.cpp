@@ -139,17 +139,10 @@ Result<Image> render_sequence_frame(std::string_view id, int frame_index, int fr
   if (frame_count < 1 || frame_index < 0 || frame_index >= frame_count)
     return invalid_argument("frame " + std::to_string(frame_index) + " is outside a sequence of " +
                             std::to_string(frame_count) + " frames");
-  if (Status s = check_size(width, height); !s.ok()) return s;
-  Image image;
-  try {
-    image = Image(width, height, 3);
-  } catch (const std::bad_alloc&) {
-    return Status{StatusCode::out_of_memory, "not enough memory for a " + std::to_string(width) + "x" +
-                                                 std::to_string(height) + " frame"};
-  }
-  image.meta.format = "synthetic";
-  image.meta.notes.push_back("sequence " + std::string(id) + " frame " + std::to_string(frame_index) + "/" +
-                             std::to_string(frame_count));
+  Result<Image> image = new_synthetic_image(width, height, "frame",
+                                            "sequence " + std::string(id) + " frame " + std::to_string(frame_index) +
+                                                "/" + std::to_string(frame_count));
+  if (!image.ok()) return image;
   const Frame frame = make_frame(width, height);
   const Moment m = moment_at(frame_index, frame_count);
   render_rows(frame, [&](int y, float* rgb) {
@@ -159,7 +152,7 @@ Result<Image> render_sequence_frame(std::string_view id, int frame_index, int fr
       case Moment::tunnel: shade_tunnel(frame, y, rgb, m); break;
       case Moment::cut: shade_window_interior(frame, y, rgb); break;
     }
-  }, image, threads);
+  }, *image, threads);
   return image;
 }
 

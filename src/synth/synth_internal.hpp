@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "tonekit/image.hpp"
+#include "tonekit/status.hpp"
 
 namespace tonekit::synth {
 
@@ -28,6 +30,9 @@ using RowShader = void (*)(const Frame& frame, int y, float* rgb);
 // in small chunks from an atomic counter, so uneven rows (sky vs road) balance across cores.
 Frame make_frame(int width, int height);
 void render_rows(const Frame& frame, const std::function<void(int y, float* rgb)>& shade, Image& image, unsigned threads);
+// A checked, allocated 3-channel float image for a render with its "synthetic" metadata and
+// `note`; `what` names it in the out-of-memory message ("scene", "frame").
+Result<Image> new_synthetic_image(int width, int height, const char* what, std::string note);
 
 struct Rgb {
   float r = 0, g = 0, b = 0;

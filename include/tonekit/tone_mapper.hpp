@@ -132,6 +132,21 @@ class ToneMapper {
   Status process(const FramePlanes& device_in, void* device_out, std::size_t out_stride_bytes,
                  CUstream_st* stream = nullptr, double dt_seconds = 0.0);
 
+  // Zero-copy frames for renderer interop (tonekit/gl.hpp, issue 18). input_surface: a
+  // cudaSurfaceObject_t of a width x height half or float RGBA CUDA array (the config's input:
+  // rgba_f16 or rgba_f32, scene-linear BT.709); output_surface: one of an RGBA8 array (the
+  // config's output u8 x 4, interleaved). The same bytes as process() on the same pixels.
+  // With glare on, the glare stage's copy reads the surface (the pass it runs anyway); local
+  // operators write the output surface from their map kernel. Measured fallbacks
+  // (bench/INTEROP_NOTES.md), each a pass of its own, reported by surfaces_zero_copy(): glare off
+  // reads the array into a linear frame first; global operators map into a linear RGBA8 frame
+  // that a kernel stores through the surface. Their frames are allocated at first use.
+  Status process_surfaces(unsigned long long input_surface, unsigned long long output_surface,
+                          CUstream_st* stream = nullptr, double dt_seconds = 0.0);
+  // True when process_surfaces() runs with no extra pass for the current settings (glare on and
+  // a local operator).
+  bool surfaces_zero_copy() const;
+
   // Another operator or other parameters for the next frame. Within the same pass (global to
   // global, or the same local operator) nothing is allocated. Switching global <-> local, or to
   // another local operator, allocates that pass's scratch the first time (kept afterwards, so

@@ -20,6 +20,7 @@
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
 #include "cuda/global_pass.hpp"
+#include "cuda/interop/surface_frames.hpp"
 #include "cuda/local/local_pass.hpp"
 #include "cuda/video_stages.hpp"
 #include "tonekit/tone_mapper.hpp"
@@ -118,8 +119,14 @@ struct ToneMapper::Impl {
   bool timings = false, ran = false, last_local = false, glare_ran = false;
   std::size_t held_bytes = 0;  // device memory taken by the passes and glare (cudaMemGetInfo deltas)
   cudaStream_t last_stream = nullptr;
+  // process_surfaces() fallbacks (allocated at first use): the input read into linear memory
+  // (glare off), the global operators' linear RGBA8 output.
+  void* surface_in = nullptr;
+  void* surface_out = nullptr;
 
   ~Impl() {
+    cudaFree(surface_in);
+    cudaFree(surface_out);
     cudaFree(glare_frame);
     cudaFree(state);
     cudaFree(decoded);
@@ -374,6 +381,63 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
   m.ran = true;
   m.last_stream = s;
   return {};
+}
+
+Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned long long output_surface,
+                                    CUstream_st* stream, double dt) {
+  Impl& m = *impl_;
+  const ToneMapperConfig& c = m.cfg;
+  if (c.input != InputFormat::rgba_f16 && c.input != InputFormat::rgba_f32)
+    return invalid_argument(std::string("ToneMapper::process_surfaces: the input must be rgba_f16 or rgba_f32, not ") +
+                            input_format_name(c.input));
+  if (m.decode || m.encode || c.output.type != PixelType::u8 || c.output.channels != 4)
+    return invalid_argument(
+        "ToneMapper::process_surfaces: needs scene-linear BT.709 input and an interleaved u8 x 4 (RGBA8) output");
+  if (!input_surface || !output_surface) return invalid_argument("ToneMapper::process_surfaces: null surface");
+  if (c.temporal && !(dt >= 0.0 && dt < 1e6))
+    return invalid_argument("ToneMapper::process_surfaces: time step " + std::to_string(dt) + " s is not in [0, 1e6)");
+  cudaStream_t s = stream;
+  const void* src = nullptr;
+  m.glare_ran = m.glare_on();
+  if (m.glare_ran) {  // the glare stage's float copy reads the surface: no pass of its own
+    if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_start, s));
+    if (Status st = cuda::launch_surface_to_linear(input_surface, c.input, c.width, c.height, m.glare_frame,
+                                                   InputFormat::rgba_f32, s);
+        !st.ok())
+      return st;
+    if (Status st = m.glare->run(m.glare_frame, s); !st.ok()) return st;
+    if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_end, s));
+    src = m.glare_frame;
+  } else {  // fallback: the statistics pass reads row pointers, so the array is read into linear memory
+    if (!m.surface_in) TK_CUDA_CHECK(cudaMalloc(&m.surface_in, stage_bytes(c.width, c.height, c.input)));
+    if (Status st = cuda::launch_surface_to_linear(input_surface, c.input, c.width, c.height, m.surface_in, c.input, s);
+        !st.ok())
+      return st;
+    src = m.surface_in;
+  }
+  core::TemporalControl temporal;
+  if (c.temporal) {
+    temporal.params = c.temporal_params;
+    temporal.dt = dt;
+    temporal.state = m.state;
+  }
+  m.last_local = c.params.op().locality == Locality::local;
+  if (m.last_local) {
+    if (Status st = m.locals[local_slot(c.params)]->process(src, 0, nullptr, 0, s, temporal, output_surface); !st.ok())
+      return st;
+  } else {  // fallback: the global map kernel stores row pointers
+    if (!m.surface_out) TK_CUDA_CHECK(cudaMalloc(&m.surface_out, static_cast<std::size_t>(c.width) * c.height * 4));
+    if (Status st = m.global->process(src, 0, m.surface_out, 0, s, temporal); !st.ok()) return st;
+    if (Status st = cuda::launch_rgba8_to_surface(m.surface_out, c.width, c.height, output_surface, s); !st.ok())
+      return st;
+  }
+  m.ran = true;
+  m.last_stream = s;
+  return {};
+}
+
+bool ToneMapper::surfaces_zero_copy() const {
+  return impl_->glare_on() && impl_->cfg.params.op().locality == Locality::local;
 }
 
 Status ToneMapper::set_params(const Params& params, bool* reallocated) {

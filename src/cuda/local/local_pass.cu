@@ -154,11 +154,15 @@ Result<std::unique_ptr<LocalPass>> LocalPass::create(const LocalPassConfig& conf
 }
 
 Status LocalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
-                                CUstream_st* stream, const core::TemporalControl& temporal) {
+                                CUstream_st* stream, const core::TemporalControl& temporal,
+                                unsigned long long out_surface) {
   Impl& m = *impl_;
   const LocalPassConfig& c = m.cfg;
-  if (Status st = check_frame_buffers("ToneMapper", c.input, c.output, c.width, device_in, in_stride, device_out,
-                                                 out_stride);
+  if (out_surface && !(c.output.type == PixelType::u8 && c.output.channels == 4))
+    return invalid_argument("ToneMapper: a surface output must be u8 x 4 (RGBA8)");
+  // A surface has no row pointer: only the input is checked then (the input stands in for it).
+  if (Status st = check_frame_buffers("ToneMapper", c.input, c.output, c.width, device_in, in_stride,
+                                      out_surface ? device_in : device_out, out_stride);
       !st.ok())
     return st;
   cudaStream_t s = stream;
@@ -188,6 +192,7 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   a.in_stride = in_stride;
   a.out = static_cast<unsigned char*>(device_out);
   a.out_stride = out_stride;
+  a.out_surface = out_surface;
   a.width = w;
   a.height = h;
   a.out_code = c.output.type == PixelType::u8 ? 0 : c.output.type == PixelType::u16 ? 1 : c.output.type == PixelType::f16 ? 2 : 3;

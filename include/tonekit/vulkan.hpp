@@ -1,0 +1,77 @@
+// Vulkan pass (issue 18 item 2): tone maps frames that live in a Vulkan application's memory.
+// The application allocates the input and output with exportable memory
+// (VkExportMemoryAllocateInfo, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) and two binary
+// semaphores with exportable handles (VkExportSemaphoreCreateInfo, OPAQUE_FD), and hands over
+// their file descriptors (vkGetMemoryFdKHR, vkGetSemaphoreFdKHR). The pass imports them into CUDA
+// once (cudaImportExternalMemory + cudaExternalMemoryGetMappedBuffer: plain device pointers that
+// ToneMapper::process reads and writes; cudaImportExternalSemaphore). Each process() waits on the
+// `wait` semaphore on the stream (the application's queue signalled it once the input was
+// written), tone maps, and signals the `signal` semaphore (the application's next submission
+// that reads the output or rewrites the input waits on it): no host synchronisation.
+// No Vulkan headers here: the pass needs CUDA only (target tonekit_vulkan); the application
+// brings the Vulkan side. The memory must be linear rows (a VkBuffer, or a VkImage with
+// VK_IMAGE_TILING_LINEAR and its row pitch as the stride).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "tonekit/tone_mapper.hpp"
+
+namespace tonekit {
+
+// A VkDeviceMemory exported as an opaque file descriptor. The pass owns `fd` once create()
+// succeeds (CUDA closes it with the import); on failure the caller still owns it.
+struct VulkanMemoryHandle {
+  int fd = -1;
+  std::size_t size = 0;    // the allocation's size (VkMemoryAllocateInfo::allocationSize)
+  std::size_t offset = 0;  // the frame's offset in it (the buffer's memory offset)
+  bool dedicated = false;  // allocated with VkMemoryDedicatedAllocateInfo
+};
+
+struct VulkanPassConfig {
+  int width = 0;
+  int height = 0;
+  InputFormat input = InputFormat::rgba_f16;  // rgba_f16, rgba_f32 or rgb_f32 (scene-linear BT.709)
+  std::size_t input_stride = 0;               // bytes between rows, 0 = packed
+  VulkanMemoryHandle input_memory;
+  OutputFormat output{PixelType::u8, 4};
+  std::size_t output_stride = 0;
+  VulkanMemoryHandle output_memory;
+  int wait_semaphore_fd = -1;    // -1: no wait (the caller orders the work itself); owned as the memory fds
+  int signal_semaphore_fd = -1;  // -1: no signal
+  // VkPhysicalDeviceIDProperties::deviceUUID of the Vulkan device; all zero: use `device`.
+  std::array<std::uint8_t, 16> device_uuid{};
+  int device = -1;  // CUDA device when no UUID is given (-1: the current one)
+  // The look and the tuning, as ToneMapperConfig's.
+  Params params;
+  GlareParams glare{};
+  bool temporal = false;
+  TemporalParams temporal_params{};
+  ToneMapperTuning tuning{};
+  bool timings = false;
+};
+
+class VulkanPass {
+ public:
+  static Result<std::unique_ptr<VulkanPass>> create(const VulkanPassConfig& config);
+  ~VulkanPass();
+  VulkanPass(const VulkanPass&) = delete;
+  VulkanPass& operator=(const VulkanPass&) = delete;
+
+  // One frame: wait, tone map, signal (asynchronous on `stream`).
+  Status process(CUstream_st* stream = nullptr, double dt_seconds = 0.0);
+
+  ToneMapper& mapper();
+  const void* input_device_pointer() const;  // the imported memory, for tests and read-backs
+  void* output_device_pointer();
+  int cuda_device() const;
+
+ private:
+  struct Impl;
+  explicit VulkanPass(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tonekit

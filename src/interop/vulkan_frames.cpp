@@ -1,0 +1,193 @@
+// A headless Vulkan device for the interop frames (vulkan_frames.hpp). Every Vulkan call is
+// checked; errors name the call and the VkResult.
+#include "interop/vulkan_frames.hpp"
+
+#include <cstring>
+#include <vector>
+
+namespace tonekit::vkframes {
+namespace {
+
+Status vk_error(VkResult r, const char* what) {
+  return Status{StatusCode::runtime_error, std::string("Vulkan: ") + what + " failed (VkResult " + std::to_string(r) + ")"};
+}
+
+}  // namespace
+
+#define TK_VK_CHECK(expr)                                     \
+  do {                                                        \
+    const VkResult tk_vk_r_ = (expr);                         \
+    if (tk_vk_r_ != VK_SUCCESS) return vk_error(tk_vk_r_, #expr); \
+  } while (0)
+
+Result<std::unique_ptr<VulkanDevice>> VulkanDevice::create(const std::array<std::uint8_t, 16>& prefer_uuid) {
+  std::unique_ptr<VulkanDevice> d(new VulkanDevice());
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "tonekit";
+  app.apiVersion = VK_API_VERSION_1_1;
+  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ici.pApplicationInfo = &app;
+  if (const VkResult r = vkCreateInstance(&ici, nullptr, &d->instance_); r != VK_SUCCESS)
+    return Status{StatusCode::no_device, "Vulkan: no instance (vkCreateInstance: VkResult " + std::to_string(r) +
+                                             "; is a Vulkan driver installed?)"};
+  std::uint32_t n = 0;
+  TK_VK_CHECK(vkEnumeratePhysicalDevices(d->instance_, &n, nullptr));
+  if (n == 0) return Status{StatusCode::no_device, "Vulkan: no physical device"};
+  std::vector<VkPhysicalDevice> phys(n);
+  TK_VK_CHECK(vkEnumeratePhysicalDevices(d->instance_, &n, phys.data()));
+  for (VkPhysicalDevice p : phys) {
+    VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    props.pNext = &id;
+    vkGetPhysicalDeviceProperties2(p, &props);
+    const bool match = std::memcmp(id.deviceUUID, prefer_uuid.data(), 16) == 0;
+    if (!d->physical_ || match) {
+      d->physical_ = p;
+      std::memcpy(d->uuid_.data(), id.deviceUUID, 16);
+      d->name_ = props.properties.deviceName;
+    }
+    if (match) break;
+  }
+  std::uint32_t qn = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(d->physical_, &qn, nullptr);
+  std::vector<VkQueueFamilyProperties> qf(qn);
+  vkGetPhysicalDeviceQueueFamilyProperties(d->physical_, &qn, qf.data());
+  std::uint32_t family = 0;
+  while (family < qn && !(qf[family].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT))) ++family;
+  if (family == qn) return Status{StatusCode::no_device, "Vulkan: no graphics or compute queue"};
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qci.queueFamilyIndex = family;
+  qci.queueCount = 1;
+  qci.pQueuePriorities = &priority;
+  const char* exts[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+  VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  dci.queueCreateInfoCount = 1;
+  dci.pQueueCreateInfos = &qci;
+  dci.enabledExtensionCount = 2;
+  dci.ppEnabledExtensionNames = exts;
+  if (const VkResult r = vkCreateDevice(d->physical_, &dci, nullptr, &d->device_); r != VK_SUCCESS)
+    return Status{StatusCode::no_device, "Vulkan: " + d->name_ + " has no external memory/semaphore fd support "
+                                         "(vkCreateDevice: VkResult " + std::to_string(r) + ")"};
+  vkGetDeviceQueue(d->device_, family, 0, &d->queue_);
+  d->get_memory_fd_ = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(d->device_, "vkGetMemoryFdKHR"));
+  d->get_semaphore_fd_ =
+      reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(d->device_, "vkGetSemaphoreFdKHR"));
+  if (!d->get_memory_fd_ || !d->get_semaphore_fd_)
+    return Status{StatusCode::no_device, "Vulkan: vkGetMemoryFdKHR / vkGetSemaphoreFdKHR missing"};
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  TK_VK_CHECK(vkCreateFence(d->device_, &fci, nullptr, &d->fence_));
+  return d;
+}
+
+VulkanDevice::~VulkanDevice() {
+  if (device_) {
+    vkDeviceWaitIdle(device_);
+    if (fence_) vkDestroyFence(device_, fence_, nullptr);
+    vkDestroyDevice(device_, nullptr);
+  }
+  if (instance_) vkDestroyInstance(instance_, nullptr);
+}
+
+Result<ExportedBuffer> VulkanDevice::create_buffer(VkDeviceSize bytes) {
+  ExportedBuffer b;
+  VkExternalMemoryBufferCreateInfo ext{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bci.pNext = &ext;
+  bci.size = bytes;
+  bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  TK_VK_CHECK(vkCreateBuffer(device_, &bci, nullptr, &b.buffer));
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device_, b.buffer, &req);
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(physical_, &mp);
+  std::uint32_t type = mp.memoryTypeCount;
+  for (std::uint32_t i = 0; i < mp.memoryTypeCount && type == mp.memoryTypeCount; ++i)
+    if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) type = i;
+  for (std::uint32_t i = 0; i < mp.memoryTypeCount && type == mp.memoryTypeCount; ++i)
+    if (req.memoryTypeBits & (1u << i)) type = i;  // software devices: any type the buffer allows
+  VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+  dedicated.buffer = b.buffer;
+  VkExportMemoryAllocateInfo exp{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+  exp.pNext = &dedicated;
+  exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.pNext = &exp;
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = type;
+  if (const VkResult r = vkAllocateMemory(device_, &mai, nullptr, &b.memory); r != VK_SUCCESS) {
+    vkDestroyBuffer(device_, b.buffer, nullptr);
+    return vk_error(r, "vkAllocateMemory (exportable)");
+  }
+  b.size = req.size;
+  if (const VkResult r = vkBindBufferMemory(device_, b.buffer, b.memory, 0); r != VK_SUCCESS) {
+    destroy_buffer(b);
+    return vk_error(r, "vkBindBufferMemory");
+  }
+  return b;
+}
+
+void VulkanDevice::destroy_buffer(ExportedBuffer& b) {
+  if (b.buffer) vkDestroyBuffer(device_, b.buffer, nullptr);
+  if (b.memory) vkFreeMemory(device_, b.memory, nullptr);
+  b = ExportedBuffer{};
+}
+
+Result<VulkanMemoryHandle> VulkanDevice::export_memory(const ExportedBuffer& b) {
+  VkMemoryGetFdInfoKHR gi{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+  gi.memory = b.memory;
+  gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VulkanMemoryHandle h;
+  TK_VK_CHECK(get_memory_fd_(device_, &gi, &h.fd));
+  h.size = b.size;
+  h.offset = 0;
+  h.dedicated = true;
+  return h;
+}
+
+Result<VkSemaphore> VulkanDevice::create_semaphore() {
+  VkExportSemaphoreCreateInfo exp{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+  exp.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  sci.pNext = &exp;
+  VkSemaphore s = VK_NULL_HANDLE;
+  TK_VK_CHECK(vkCreateSemaphore(device_, &sci, nullptr, &s));
+  return s;
+}
+
+Result<int> VulkanDevice::export_semaphore(VkSemaphore s) {
+  VkSemaphoreGetFdInfoKHR gi{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+  gi.semaphore = s;
+  gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  int fd = -1;
+  TK_VK_CHECK(get_semaphore_fd_(device_, &gi, &fd));
+  return fd;
+}
+
+void VulkanDevice::destroy_semaphore(VkSemaphore s) {
+  if (s) vkDestroySemaphore(device_, s, nullptr);
+}
+
+Status VulkanDevice::signal(VkSemaphore s) {
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.signalSemaphoreCount = 1;
+  si.pSignalSemaphores = &s;
+  TK_VK_CHECK(vkQueueSubmit(queue_, 1, &si, VK_NULL_HANDLE));
+  return {};
+}
+
+Status VulkanDevice::wait_idle_after(VkSemaphore s) {
+  const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.waitSemaphoreCount = 1;
+  si.pWaitSemaphores = &s;
+  si.pWaitDstStageMask = &stage;
+  TK_VK_CHECK(vkQueueSubmit(queue_, 1, &si, fence_));
+  TK_VK_CHECK(vkWaitForFences(device_, 1, &fence_, VK_TRUE, 10'000'000'000ull));
+  TK_VK_CHECK(vkResetFences(device_, 1, &fence_));
+  return {};
+}
+
+}  // namespace tonekit::vkframes

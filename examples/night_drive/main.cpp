@@ -1,0 +1,313 @@
+// night_drive: a real-time HDR renderer of the thesis seed's night drive (issue 18 item 3). Renders
+// with OpenGL through EGL (headless) into an RGBA16F colour buffer, tone maps each frame on the GPU
+// through tonekit::GlPass (zero copy; reinhard-sat, glare and temporal adaptation by default) or,
+// with --vulkan, through tonekit::VulkanPass with the frames handed over in Vulkan-allocated
+// memory (vulkan_handover.hpp), and writes PNGs and/or y4m. Prints per-frame timings (render: GL
+// timer query; tone map: the ToneMapper's CUDA events; map/unmap: host clock) and a summary with
+// medians and the frame rate, then (--throughput N) N more frames with no timing at all for the
+// frame rate a display loop would see. --backend cpu tone maps a read-back on the CPU (no CUDA:
+// Mesa's llvmpipe checks the scene).
+#define GL_GLEXT_PROTOTYPES 1
+#include <GL/gl.h>
+#include <GL/glext.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "frame_output.hpp"
+#include "interop/egl_context.hpp"
+#include "scene.hpp"
+#include "tonekit/blur.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/tonemap.hpp"
+#if TONEKIT_NIGHT_DRIVE_CUDA
+#include <cuda_runtime.h>
+
+#include "tonekit/gl.hpp"
+#endif
+#if TONEKIT_NIGHT_DRIVE_VULKAN
+#include "vulkan_handover.hpp"
+#endif
+
+using namespace tonekit;
+using namespace tonekit::cli;
+
+namespace {
+
+struct Options {
+  std::string size = "1920x1080";
+  int frames = 300;
+  int fps = 30;
+  int warmup = 10;
+  int throughput = 0;
+  std::string op = "reinhard-sat";
+  std::vector<std::string> settings;
+  GlareParams glare{0.1};
+  bool no_temporal = false;
+  std::string backend = "gl";
+  bool vulkan = false;
+  std::string png, y4m;
+  int every = 1;
+  bool quiet = false;
+  double start = 0.0;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// GL timer queries, read a frame late so that reading never waits.
+class GlTimer {
+ public:
+  GlTimer() { glGenQueries(2, q_); }
+  ~GlTimer() { glDeleteQueries(2, q_); }
+  void begin(int frame) { glBeginQuery(GL_TIME_ELAPSED, q_[frame & 1]); }
+  void end() { glEndQuery(GL_TIME_ELAPSED); }
+  double ms(int frame) {
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(q_[frame & 1], GL_QUERY_RESULT, &ns);
+    return ns * 1e-6;
+  }
+
+ private:
+  GLuint q_[2];
+};
+
+struct FrameTimes {
+  std::vector<double> render, copy, tonemap, map, unmap, frame;
+};
+
+int run(const Options& o) {
+  auto size = parse_size(o.size);
+  if (!size.ok()) return report(size.status());
+  const int W = size->first, H = size->second;
+  const std::string backend = o.vulkan ? "vulkan" : o.backend;
+  if (backend != "gl" && backend != "vulkan" && backend != "cpu" && backend != "none")
+    return report(invalid_argument("--backend must be gl, vulkan, cpu or none (render only)"));
+  // Thesis 7.1: night driving scenes want a key of 0.72-1.0; --set key=... overrides it.
+  std::vector<std::string> settings{"key=0.72"};
+  settings.insert(settings.end(), o.settings.begin(), o.settings.end());
+  auto params = params_from_settings(o.op, settings);
+  if (!params.ok()) return report(params.status());
+
+  egl::EglContext gl;
+  if (Status s = gl.create(); !s.ok()) return report(s);
+  night_drive::Scene scene;
+  if (Status s = scene.create(W, H); !s.ok()) return report(s);
+  std::fprintf(stderr, "night_drive: %dx%d, GL %s, backend %s, %s, glare %.3g, temporal %s\n", W, H,
+               gl.renderer().c_str(), backend.c_str(), o.op.c_str(), o.glare.strength, o.no_temporal ? "off" : "on");
+  night_drive::FrameOutput output;
+  if (Status s = output.open(o.png, o.y4m, W, H, o.fps); !s.ok()) return report(s);
+
+  GLuint display = 0;  // the tone-mapped RGBA8 texture (gl backend)
+  glCreateTextures(GL_TEXTURE_2D, 1, &display);
+  glTextureStorage2D(display, 1, GL_RGBA8, W, H);
+
+#if TONEKIT_NIGHT_DRIVE_CUDA
+  std::unique_ptr<GlPass> glpass;
+  cudaStream_t stream = nullptr;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (backend == "gl") {
+    GlPassConfig c;
+    c.input_texture = scene.colour_texture();
+    c.output_texture = display;
+    c.params = *params;
+    c.glare = o.glare;
+    c.temporal = !o.no_temporal;
+    c.timings = true;
+    auto p = GlPass::create(c);
+    if (!p.ok()) return report(p.status());
+    glpass = std::move(p.value());
+    std::fprintf(stderr, "night_drive: GL pass %s\n",
+                 glpass->mapper().surfaces_zero_copy() ? "zero copy" : "with a staging pass (see ToneMapper::process_surfaces)");
+  }
+#if TONEKIT_NIGHT_DRIVE_VULKAN
+  std::unique_ptr<night_drive::VulkanHandover> vkpass;
+  if (backend == "vulkan") {
+    VulkanPassConfig c;
+    c.params = *params;
+    c.glare = o.glare;
+    c.temporal = !o.no_temporal;
+    c.timings = true;
+    auto p = night_drive::VulkanHandover::create(W, H, c);
+    if (!p.ok()) return report(p.status());
+    vkpass = std::move(p.value());
+    std::fprintf(stderr, "night_drive: Vulkan pass on %s (GL frames copied into Vulkan memory)\n", vkpass->vulkan_device());
+  }
+#else
+  if (backend == "vulkan") return report(invalid_argument("--vulkan: this build has no Vulkan (libvulkan-dev)"));
+#endif
+#else
+  if (backend == "gl" || backend == "vulkan")
+    return report(Status{StatusCode::no_device, "this build has no CUDA: use --backend cpu (or none)"});
+#endif
+
+  GlTimer render_timer, copy_timer;
+  FrameTimes ft;
+  std::vector<std::uint8_t> rgba(std::size_t(W) * H * 4);
+  const double dt = 1.0 / o.fps;
+  const int total = o.warmup + o.frames;
+  if (!o.quiet)
+    std::fprintf(stderr, "%6s %6s %5s %10s %10s %10s %10s %10s %8s\n", "frame", "t_s", "beam", "render_ms", "copy_ms",
+                 "tonemap_ms", "map_ms", "unmap_ms", "frame_ms");
+  using clock = std::chrono::steady_clock;
+  auto last = clock::now();
+  auto one_frame = [&](int i, bool timed) -> Status {
+    const double t = o.start + std::max(0, i - o.warmup) * dt;
+    if (timed) render_timer.begin(i);
+    scene.render(t);
+    if (timed) render_timer.end();
+    double map_ms = 0, unmap_ms = 0, tm_ms = 0;
+    const bool write = output.active() && i >= o.warmup && (i - o.warmup) % o.every == 0;
+#if TONEKIT_NIGHT_DRIVE_CUDA
+    if (glpass) {
+      if (Status s = glpass->process(stream, dt); !s.ok()) return s;
+      map_ms = glpass->interop_timings().map_ms;
+      unmap_ms = glpass->interop_timings().unmap_ms;
+      if (timed) {
+        StageTimings st;
+        if (Status s = glpass->mapper().read_timings(st); !s.ok()) return s;
+        tm_ms = st.total_ms;
+      }
+      if (write) glGetTextureImage(display, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(rgba.size()), rgba.data());
+    }
+#if TONEKIT_NIGHT_DRIVE_VULKAN
+    if (vkpass) {
+      if (timed) copy_timer.begin(i);
+      vkpass->hand_over(scene.colour_texture());
+      if (timed) copy_timer.end();
+      if (Status s = vkpass->pass().process(stream, dt); !s.ok()) return s;
+      if (timed) {
+        StageTimings st;
+        if (Status s = vkpass->pass().mapper().read_timings(st); !s.ok()) return s;
+        tm_ms = st.total_ms;
+      }
+      if (write) {
+        if (cudaMemcpyAsync(rgba.data(), vkpass->pass().output_device_pointer(), rgba.size(), cudaMemcpyDeviceToHost,
+                            stream) != cudaSuccess ||
+            cudaStreamSynchronize(stream) != cudaSuccess)
+          return Status{StatusCode::runtime_error, "read-back of the Vulkan output failed"};
+      }
+    }
+#endif
+#endif
+    if (backend == "cpu") {  // read back, glare, map on the CPU (temporal adaptation: not in this mode)
+      const auto c0 = clock::now();
+      Image hdr(W, H, 4);
+      glGetTextureImage(scene.colour_texture(), 0, GL_RGBA, GL_FLOAT, static_cast<GLsizei>(hdr.pixels.size() * 4),
+                        hdr.pixels.data());
+      if (Status s = apply_glare(hdr, o.glare); !s.ok()) return s;
+      OutputImage out;
+      if (Status s = tone_map(hdr, *params, OutputFormat{PixelType::u8, 4}, Backend::cpu, out); !s.ok()) return s;
+      rgba = out.bytes;
+      tm_ms = std::chrono::duration<double, std::milli>(clock::now() - c0).count();
+    }
+    if (write)
+      if (Status s = output.write(rgba, (i - o.warmup) / o.every); !s.ok()) return s;
+    if (timed) {
+      const auto now = clock::now();
+      const double frame_ms = std::chrono::duration<double, std::milli>(now - last).count();
+      last = now;
+      const double render_ms = render_timer.ms(i);
+      const double copy_ms = backend == "vulkan" ? copy_timer.ms(i) : 0.0;
+      if (i >= o.warmup) {
+        ft.render.push_back(render_ms);
+        ft.copy.push_back(copy_ms);
+        ft.tonemap.push_back(tm_ms);
+        ft.map.push_back(map_ms);
+        ft.unmap.push_back(unmap_ms);
+        ft.frame.push_back(frame_ms);
+      }
+      if (!o.quiet && i >= o.warmup)
+        std::fprintf(stderr, "%6d %6.3f %5s %10.3f %10.3f %10.3f %10.4f %10.4f %8.3f\n", i - o.warmup, t,
+                     scene.high_beam(t) ? "high" : "low", render_ms, copy_ms, tm_ms, map_ms, unmap_ms, frame_ms);
+    }
+    return {};
+  };
+  for (int i = 0; i < total; ++i)
+    if (Status s = one_frame(i, true); !s.ok()) return report(s);
+  double throughput_fps = 0.0;
+  if (o.throughput > 0) {  // no timer queries, no event reads, no read-backs: the loop a display would run
+#if TONEKIT_NIGHT_DRIVE_CUDA
+    if (glpass) glpass->mapper().enable_timings(false);
+#if TONEKIT_NIGHT_DRIVE_VULKAN
+    if (vkpass) vkpass->pass().mapper().enable_timings(false);
+#endif
+#endif
+    glFinish();
+#if TONEKIT_NIGHT_DRIVE_CUDA
+    cudaStreamSynchronize(stream);
+#endif
+    const auto t0 = clock::now();
+    for (int i = 0; i < o.throughput; ++i) {
+      scene.render(o.start + i * dt);
+#if TONEKIT_NIGHT_DRIVE_CUDA
+      if (glpass)
+        if (Status s = glpass->process(stream, dt); !s.ok()) return report(s);
+#if TONEKIT_NIGHT_DRIVE_VULKAN
+      if (vkpass) {
+        vkpass->hand_over(scene.colour_texture());
+        if (Status s = vkpass->pass().process(stream, dt); !s.ok()) return report(s);
+      }
+#endif
+#endif
+    }
+    glFinish();
+#if TONEKIT_NIGHT_DRIVE_CUDA
+    cudaStreamSynchronize(stream);
+#endif
+    throughput_fps = o.throughput / std::chrono::duration<double>(clock::now() - t0).count();
+  }
+  if (Status s = output.close(); !s.ok()) return report(s);
+  const double fm = median(ft.frame);
+  std::fprintf(stderr,
+               "summary %dx%d backend=%s op=%s glare=%.3g temporal=%s frames=%zu | median ms: render %.3f copy %.3f "
+               "tonemap %.3f map %.4f unmap %.4f interop %.4f frame %.3f | fps %.1f (timed loop) %.1f (throughput, %d "
+               "frames)\n",
+               W, H, backend.c_str(), o.op.c_str(), o.glare.strength, o.no_temporal ? "off" : "on", ft.frame.size(),
+               median(ft.render), median(ft.copy), median(ft.tonemap), median(ft.map), median(ft.unmap),
+               median(ft.map) + median(ft.unmap), fm, fm > 0 ? 1000.0 / fm : 0.0, throughput_fps, o.throughput);
+#if TONEKIT_NIGHT_DRIVE_CUDA
+  glpass.reset();
+  if (stream) cudaStreamDestroy(stream);
+#endif
+  glDeleteTextures(1, &display);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"night_drive: real-time HDR night-drive renderer tone mapped by tonekit (issue 18)"};
+  Options o;
+  app.add_option("--size", o.size, "WxH")->capture_default_str();
+  app.add_option("--frames", o.frames, "frames timed and written")->capture_default_str();
+  app.add_option("--fps", o.fps, "simulation rate: time step 1/fps and the y4m rate")->capture_default_str();
+  app.add_option("--start", o.start, "scene time of the first frame, s (the car passes at about 5.5 s)")->capture_default_str();
+  app.add_option("--warmup", o.warmup, "frames rendered before timing")->capture_default_str();
+  app.add_option("--throughput", o.throughput, "then N frames with no timing or read-back: frame rate")->capture_default_str();
+  app.add_option("--op", o.op, "operator id (tonekit ops)")->capture_default_str();
+  app.add_option("--set", o.settings, "operator parameter NAME=VALUE (repeatable; key=0.72 is set first)");
+  add_glare_options(&app, o.glare);
+  app.add_flag("--no-temporal", o.no_temporal, "temporal adaptation off");
+  app.add_option("--backend", o.backend, "gl (GlPass, zero copy), vulkan, cpu (read back, CPU map), none (render only)")
+      ->capture_default_str();
+  app.add_flag("--vulkan", o.vulkan, "same as --backend vulkan: frames handed over in Vulkan memory to VulkanPass");
+  app.add_option("--png", o.png, "write frames as PNGs: a %d pattern such as out/night.%04d.png");
+  app.add_option("--y4m", o.y4m, "write frames as y4m (8-bit 4:2:0, BT.709 limited): a file or - for stdout");
+  app.add_option("--every", o.every, "write every Nth frame")->capture_default_str();
+  app.add_flag("--quiet", o.quiet, "no per-frame lines, the summary only");
+  CLI11_PARSE(app, argc, argv);
+  if (o.frames < 1 || o.fps < 1 || o.every < 1 || o.warmup < 0 || o.throughput < 0) {
+    std::fprintf(stderr, "night_drive: --frames, --fps, --every must be >= 1 and --warmup, --throughput >= 0\n");
+    return 1;
+  }
+  return run(o);
+}

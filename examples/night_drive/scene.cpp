@@ -180,7 +180,7 @@ void main() {
   for (float k = k0; k < k0 + 14.0; k += 1.0) {
     vec3 c = vec3(LAMP_X, LAMP_H, exit_z + 25.0 + k * LAMP_SPACING);
     float t = sphere(o, d, c, 0.25);
-    if (t > 0.0 && t < t_best) { t_best = t; L = SODIUM * (d.y > 0.0 ? 30000.0 : 30000.0); }
+    if (t > 0.0 && t < t_best) { t_best = t; L = SODIUM * 10000.0; }
     // the pole
     float tp = box(o, d, vec3(LAMP_X + 1.8, 0.0, c.z - 0.08), vec3(LAMP_X + 1.96, LAMP_H, c.z + 0.08));
     if (tp > 0.0 && tp < t_best) { t_best = tp; L = vec3(0.02); }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cuda/check.hpp"
+#include "interop/look.hpp"
 #include "tonekit/gl.hpp"
 
 namespace tonekit {
@@ -158,12 +159,7 @@ struct GlPass::Impl {
     c.input = input;
     c.output = OutputFormat{PixelType::u8, 4};
     c.device = cfg.device;
-    c.timings = cfg.timings;
-    c.params = cfg.params;
-    c.glare = cfg.glare;
-    c.temporal = cfg.temporal;
-    c.temporal_params = cfg.temporal_params;
-    c.tuning = cfg.tuning;
+    interop::copy_look(cfg, c);
     return c;
   }
 
@@ -244,7 +240,7 @@ Status GlPass::set_textures(unsigned input_texture, unsigned output_texture) {
   if (ti.width == m.width && ti.height == m.height && input == m.input) return {};
   // Another size or format: a new ToneMapper with the current look and the temporal state.
   const ToneMapperConfig& old = m.mapper->config();
-  m.cfg.params = old.params;
+  m.cfg.params = old.params;  // what set_params / set_glare / set_temporal changed since create()
   m.cfg.glare = old.glare;
   m.cfg.temporal = old.temporal;
   m.cfg.temporal_params = old.temporal_params;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cuda/check.hpp"
+#include "interop/look.hpp"
 #include "tonekit/vulkan.hpp"
 
 namespace tonekit {
@@ -96,12 +97,7 @@ Result<std::unique_ptr<VulkanPass>> VulkanPass::create(const VulkanPassConfig& c
   c.input = config.input;
   c.output = config.output;
   c.device = impl->device;
-  c.timings = config.timings;
-  c.params = config.params;
-  c.glare = config.glare;
-  c.temporal = config.temporal;
-  c.temporal_params = config.temporal_params;
-  c.tuning = config.tuning;
+  interop::copy_look(config, c);
   auto m = ToneMapper::create(c);  // validates the size and formats before anything is imported
   if (!m.ok()) return m.status();
   impl->mapper = std::move(m.value());

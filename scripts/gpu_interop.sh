@@ -12,9 +12,9 @@ export LD_LIBRARY_PATH=$B/lib
 ls /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json >/dev/null 2>&1 || export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 { pwd; git log -1 --oneline 2>/dev/null; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; } | tee $OUT/run.log
 cd $B/bin
-timeout 200 ./tonekit_interop_gl_tests --gtest_also_run_disabled_tests 2>&1 | tail -40 > $OUT/gl_tests.log
-timeout 120 ./tonekit_interop_vulkan_tests 2>&1 | tail -25 > $OUT/vk_tests.log
-[ -x ./tonekit_gpu_local_tests ] && timeout 200 ./tonekit_gpu_local_tests 2>&1 | tail -6 > $OUT/local_tests.log
+timeout 200 ./tonekit_interop_gl_tests --gtest_also_run_disabled_tests 2>&1 | grep -v "^\[ RUN" | tail -60 > $OUT/gl_tests.log
+timeout 120 ./tonekit_interop_vulkan_tests 2>&1 | grep -v "^\[ RUN" | tail -40 > $OUT/vk_tests.log
+[ -x ./tonekit_gpu_local_tests ] && timeout 300 ./tonekit_gpu_local_tests 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|tests ran" | head -30 > $OUT/local_tests.log
 ND="./night_drive --quiet --frames 200 --warmup 30 --throughput 300"
 {
 for s in 1920x1200 3840x2160; do

@@ -123,10 +123,15 @@ struct ToneMapper::Impl {
   // (glare off), the global operators' linear RGBA8 output.
   void* surface_in = nullptr;
   void* surface_out = nullptr;
+  // The output surface's handle in device memory, as the local map kernels read it
+  // (cuda_local::LocalMapArgs::out_surface says why), rewritten only when it changes.
+  unsigned long long* surface_slot = nullptr;
+  unsigned long long surface_in_slot = 0;
 
   ~Impl() {
     cudaFree(surface_in);
     cudaFree(surface_out);
+    cudaFree(surface_slot);
     cudaFree(glare_frame);
     cudaFree(state);
     cudaFree(decoded);
@@ -423,7 +428,12 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
   }
   m.last_local = c.params.op().locality == Locality::local;
   if (m.last_local) {
-    if (Status st = m.locals[local_slot(c.params)]->process(src, 0, nullptr, 0, s, temporal, output_surface); !st.ok())
+    if (!m.surface_slot) TK_CUDA_CHECK(cudaMalloc(&m.surface_slot, sizeof(unsigned long long)));
+    if (m.surface_in_slot != output_surface) {  // pageable source: staged before the call returns
+      TK_CUDA_CHECK(cudaMemcpyAsync(m.surface_slot, &output_surface, sizeof output_surface, cudaMemcpyHostToDevice, s));
+      m.surface_in_slot = output_surface;
+    }
+    if (Status st = m.locals[local_slot(c.params)]->process(src, 0, nullptr, 0, s, temporal, m.surface_slot); !st.ok())
       return st;
   } else {  // fallback: the global map kernel stores row pointers
     if (!m.surface_out) TK_CUDA_CHECK(cudaMalloc(&m.surface_out, static_cast<std::size_t>(c.width) * c.height * 4));

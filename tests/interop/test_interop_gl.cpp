@@ -22,6 +22,16 @@
 namespace tonekit {
 namespace {
 
+// A Status or Result that must be ok, its message printed when not.
+#define ASSERT_OK(expr)                                        \
+  do {                                                         \
+    const auto& ok_ = (expr);                                  \
+    ASSERT_TRUE(ok_.ok()) << #expr << ": " << status_of(ok_).message(); \
+  } while (0)
+inline const Status& status_of(const Status& s) { return s; }
+template <class T>
+Status status_of(const Result<T>& r) { return r.status(); }
+
 // One EGL context for the whole binary (current on the test thread).
 egl::EglContext* context(std::string& why) {
   static egl::EglContext* ctx = nullptr;
@@ -106,8 +116,8 @@ void expect_same_bytes(const Case& k, int w, int h, int frames) {
   CUDA_OK(cudaMemcpy(d_in, texels.data(), in_bytes, cudaMemcpyHostToDevice));
   std::vector<unsigned char> got(std::size_t(w) * h * 4), want(got.size());
   for (int f = 0; f < frames; ++f) {
-    ASSERT_TRUE((*pass)->process(nullptr, 1.0 / 30).ok());
-    ASSERT_TRUE((*ref)->process(d_in, 0, d_out, 0, nullptr, 1.0 / 30).ok());
+    ASSERT_OK((*pass)->process(nullptr, 1.0 / 30));
+    ASSERT_OK((*ref)->process(d_in, 0, d_out, 0, nullptr, 1.0 / 30));
   }
   glGetTextureImage(out, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(got.size()), got.data());
   CUDA_OK(cudaMemcpy(want.data(), d_out, want.size(), cudaMemcpyDeviceToHost));
@@ -149,8 +159,8 @@ TEST(InteropGl, SrgbOutputThroughView) {
   ASSERT_TRUE(a.ok()) << a.status().message();
   auto b = GlPass::create(pass_config({"reinhard-sat", GL_RGBA16F, 0.1, false}, in, rgba8));
   ASSERT_TRUE(b.ok()) << b.status().message();
-  ASSERT_TRUE((*a)->process().ok());
-  ASSERT_TRUE((*b)->process().ok());
+  ASSERT_OK((*a)->process());
+  ASSERT_OK((*b)->process());
   std::vector<unsigned char> x(std::size_t(w) * h * 4), y(x.size());
   // The stored bytes, not decoded: read through a GL_RGBA8 view of the sRGB texture.
   GLuint view = 0;
@@ -203,11 +213,11 @@ TEST(InteropGl, ManyFramesNoLeak) {
   const GLuint out = make_texture(GL_RGBA8, w, h);
   auto pass = GlPass::create(pass_config({"reinhard-sat", GL_RGBA16F, 0.1, true}, in, out));
   ASSERT_TRUE(pass.ok()) << pass.status().message();
-  ASSERT_TRUE((*pass)->process(nullptr, 1.0 / 60).ok());
+  ASSERT_OK((*pass)->process(nullptr, 1.0 / 60));
   CUDA_OK(cudaDeviceSynchronize());
   std::size_t free_before = 0, free_after = 0, total = 0;
   CUDA_OK(cudaMemGetInfo(&free_before, &total));
-  for (int f = 0; f < 1000; ++f) ASSERT_TRUE((*pass)->process(nullptr, 1.0 / 60).ok());
+  for (int f = 0; f < 1000; ++f) ASSERT_OK((*pass)->process(nullptr, 1.0 / 60));
   glFinish();
   CUDA_OK(cudaDeviceSynchronize());
   CUDA_OK(cudaMemGetInfo(&free_after, &total));
@@ -224,27 +234,27 @@ TEST(InteropGl, ResizeReregisters) {
   GLuint out = make_texture(GL_RGBA8, 320, 200);
   auto pass = GlPass::create(pass_config(k, in, out));
   ASSERT_TRUE(pass.ok()) << pass.status().message();
-  ASSERT_TRUE((*pass)->process().ok());
+  ASSERT_OK((*pass)->process());
   const int w = 641, h = 359;
   const std::vector<float> src = hdr_rgba(w, h);
   const GLuint in2 = make_texture(GL_RGBA16F, w, h, src.data());
   const GLuint out2 = make_texture(GL_RGBA8, w, h);
-  ASSERT_TRUE((*pass)->set_textures(in2, out2).ok());
+  ASSERT_OK((*pass)->set_textures(in2, out2));
   EXPECT_EQ((*pass)->width(), w);
   EXPECT_EQ((*pass)->height(), h);
   glDeleteTextures(1, &in);  // the old textures are no longer registered
   glDeleteTextures(1, &out);
-  ASSERT_TRUE((*pass)->process().ok());
+  ASSERT_OK((*pass)->process());
   std::vector<unsigned char> texels(std::size_t(w) * h * 8), got(std::size_t(w) * h * 4), want(got.size());
   glGetTextureImage(in2, 0, GL_RGBA, GL_HALF_FLOAT, static_cast<GLsizei>(texels.size()), texels.data());
   glGetTextureImage(out2, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(got.size()), got.data());
   auto ref = ToneMapper::create((*pass)->mapper().config());
-  ASSERT_TRUE(ref.ok());
+  ASSERT_OK(ref);
   void *d_in = nullptr, *d_out = nullptr;
   CUDA_OK(cudaMalloc(&d_in, texels.size()));
   CUDA_OK(cudaMalloc(&d_out, want.size()));
   CUDA_OK(cudaMemcpy(d_in, texels.data(), texels.size(), cudaMemcpyHostToDevice));
-  ASSERT_TRUE((*ref)->process(d_in, 0, d_out, 0).ok());
+  ASSERT_OK((*ref)->process(d_in, 0, d_out, 0));
   CUDA_OK(cudaMemcpy(want.data(), d_out, want.size(), cudaMemcpyDeviceToHost));
   EXPECT_EQ(got, want);
   cudaFree(d_in);
@@ -267,7 +277,7 @@ TEST(InteropGl, DISABLED_Overhead4K) {
     auto pass = GlPass::create(pass_config(k, in, out));
     ASSERT_TRUE(pass.ok()) << pass.status().message();
     auto ref = ToneMapper::create((*pass)->mapper().config());
-    ASSERT_TRUE(ref.ok());
+    ASSERT_OK(ref);
     std::vector<unsigned char> texels(std::size_t(w) * h * 8);
     glGetTextureImage(in, 0, GL_RGBA, GL_HALF_FLOAT, static_cast<GLsizei>(texels.size()), texels.data());
     void *d_in = nullptr, *d_out = nullptr;
@@ -283,13 +293,13 @@ TEST(InteropGl, DISABLED_Overhead4K) {
     for (int i = 0; i < n + 10; ++i) {
       float a = 0, b = 0;
       CUDA_OK(cudaEventRecord(e0, s));
-      ASSERT_TRUE((*pass)->process(s, 1.0 / 60).ok());
+      ASSERT_OK((*pass)->process(s, 1.0 / 60));
       CUDA_OK(cudaEventRecord(e1, s));
       CUDA_OK(cudaEventSynchronize(e1));
       CUDA_OK(cudaEventElapsedTime(&a, e0, e1));
       const GlInteropTimings it = (*pass)->interop_timings();
       CUDA_OK(cudaEventRecord(e0, s));
-      ASSERT_TRUE((*ref)->process(d_in, 0, d_out, 0, s, 1.0 / 60).ok());
+      ASSERT_OK((*ref)->process(d_in, 0, d_out, 0, s, 1.0 / 60));
       CUDA_OK(cudaEventRecord(e1, s));
       CUDA_OK(cudaEventSynchronize(e1));
       CUDA_OK(cudaEventElapsedTime(&b, e0, e1));

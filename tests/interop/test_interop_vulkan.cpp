@@ -20,6 +20,16 @@
 namespace tonekit {
 namespace {
 
+// A Status or Result that must be ok, its message printed when not.
+#define ASSERT_OK(expr)                                        \
+  do {                                                         \
+    const auto& ok_ = (expr);                                  \
+    ASSERT_TRUE(ok_.ok()) << #expr << ": " << status_of(ok_).message(); \
+  } while (0)
+inline const Status& status_of(const Status& s) { return s; }
+template <class T>
+Status status_of(const Result<T>& r) { return r.status(); }
+
 std::array<std::uint8_t, 16> cuda_uuid() {
   std::array<std::uint8_t, 16> u{};
   cudaDeviceProp p{};
@@ -98,7 +108,7 @@ TEST(InteropVulkan, SameBytesAsProcess) {
     const std::vector<__half> src = night_half(w, h);
     CUDA_OK(cudaMemcpy(const_cast<void*>((*pass)->input_device_pointer()), src.data(), in_bytes, cudaMemcpyHostToDevice));
     auto ref = ToneMapper::create((*pass)->mapper().config());
-    ASSERT_TRUE(ref.ok());
+    ASSERT_OK(ref);
     void *d_in = nullptr, *d_out = nullptr;
     CUDA_OK(cudaMalloc(&d_in, in_bytes));
     CUDA_OK(cudaMalloc(&d_out, out_bytes));
@@ -106,10 +116,10 @@ TEST(InteropVulkan, SameBytesAsProcess) {
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (int frame = 0; frame < 3; ++frame) {
-      ASSERT_TRUE(vk.signal(f.ready).ok());                 // the application's queue: input written
-      ASSERT_TRUE((*pass)->process(s, 1.0 / 30).ok());       // waits `ready`, maps, signals `done`
-      ASSERT_TRUE(vk.wait_idle_after(f.done).ok());          // the application waits for the output
-      ASSERT_TRUE((*ref)->process(d_in, 0, d_out, 0, s, 1.0 / 30).ok());
+      ASSERT_OK(vk.signal(f.ready));                 // the application's queue: input written
+      ASSERT_OK((*pass)->process(s, 1.0 / 30));       // waits `ready`, maps, signals `done`
+      ASSERT_OK(vk.wait_idle_after(f.done));          // the application waits for the output
+      ASSERT_OK((*ref)->process(d_in, 0, d_out, 0, s, 1.0 / 30));
     }
     CUDA_OK(cudaStreamSynchronize(s));
     std::vector<unsigned char> got(out_bytes), want(out_bytes);
@@ -136,9 +146,9 @@ TEST(InteropVulkan, ManyFramesAndPassesNoLeak) {
     auto pass = make_pass(f, w, h, in_bytes, "reinhard-sat", 0.1, true);
     ASSERT_TRUE(pass.ok()) << pass.status().message();
     for (int i = 0; i < frames; ++i) {
-      ASSERT_TRUE(vk.signal(f.ready).ok());
-      ASSERT_TRUE((*pass)->process(nullptr, 1.0 / 60).ok());
-      ASSERT_TRUE(vk.wait_idle_after(f.done).ok());
+      ASSERT_OK(vk.signal(f.ready));
+      ASSERT_OK((*pass)->process(nullptr, 1.0 / 60));
+      ASSERT_OK(vk.wait_idle_after(f.done));
     }
     CUDA_OK(cudaDeviceSynchronize());
   };

@@ -209,8 +209,8 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
     const unsigned c0 = cuda::srgb8_dither_word(r * k, cuda::dither_offset256_from_sums(sums, 0));
     const unsigned c1 = cuda::srgb8_dither_word(g * k, cuda::dither_offset256_from_sums(sums, 1));
     const unsigned c2 = cuda::srgb8_dither_word(b * k, cuda::dither_offset256_from_sums(sums, 2));
-    if (a.out_surface) {  // a mapped RGBA8 texture (uniform branch: the kernel's argument)
-      surf2Dwrite(cuda::pack_bytes(c0, c1, c2, cuda::alpha8_word(al)), a.out_surface, 4 * x, y);
+    if (a.out_surface) {  // a mapped RGBA8 texture (uniform branch: the kernel's argument; the handle an L1 hit)
+      surf2Dwrite(cuda::pack_bytes(c0, c1, c2, cuda::alpha8_word(al)), __ldg(a.out_surface), 4 * x, y);
       return;
     }
     unsigned char* p = a.out + static_cast<std::size_t>(y) * a.out_stride + static_cast<std::size_t>(x) * a.out_channels;
@@ -252,7 +252,7 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
     }
     codes[3] = core::quantise<float>(al, kMax, false, x, y, 3);
     if (a.out_surface) {  // u8 x 4 only (ToneMapper::process_surfaces checks)
-      surf2Dwrite(codes[0] | codes[1] << 8 | codes[2] << 16 | codes[3] << 24, a.out_surface, 4 * x, y);
+      surf2Dwrite(codes[0] | codes[1] << 8 | codes[2] << 16 | codes[3] << 24, __ldg(a.out_surface), 4 * x, y);
       return;
     }
     if (a.out_code == 0) {

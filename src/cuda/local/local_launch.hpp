@@ -28,9 +28,11 @@ struct LocalMapArgs {
   std::size_t in_stride = 0;
   unsigned char* out = nullptr;
   std::size_t out_stride = 0;
-  // Non-zero: the output (u8 x 4) is written through this surface object (a mapped RGBA8 GL
-  // texture, issue 18) and `out` is not used.
-  cudaSurfaceObject_t out_surface = 0;
+  // Non-null: device memory holding a surface object (a mapped RGBA8 GL texture, issue 18) that
+  // the output (u8 x 4) is written through; `out` is not used. In device memory, not in these
+  // arguments: H100 (driver 580), a surface handle inside the by-value argument struct made
+  // every launch of these kernels fail with cudaErrorInvalidValue, with or without a surface.
+  const cudaSurfaceObject_t* out_surface = nullptr;
   int width = 0, height = 0;
   int out_code = 0;      // 0 u8, 1 u16, 2 half, 3 float
   int out_channels = 4;

@@ -155,7 +155,7 @@ Result<std::unique_ptr<LocalPass>> LocalPass::create(const LocalPassConfig& conf
 
 Status LocalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
                                 CUstream_st* stream, const core::TemporalControl& temporal,
-                                unsigned long long out_surface) {
+                                const unsigned long long* out_surface) {
   Impl& m = *impl_;
   const LocalPassConfig& c = m.cfg;
   if (out_surface && !(c.output.type == PixelType::u8 && c.output.channels == 4))

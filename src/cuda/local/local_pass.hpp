@@ -47,11 +47,11 @@ class LocalPass {
   LocalPass& operator=(const LocalPass&) = delete;
 
   // One frame, as ToneMapper::process (strides in bytes, 0 = packed; nullptr = default stream).
-  // out_surface non-zero (a cudaSurfaceObject_t of an RGBA8 array; u8 x 4 output only): the map
-  // kernel writes through it and device_out is not used (may be null).
+  // out_surface non-null (device memory holding a cudaSurfaceObject_t of an RGBA8 array; u8 x 4
+  // output only): the map kernel writes through it and device_out is not used (may be null).
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out, std::size_t out_stride_bytes,
                  CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {},
-                 unsigned long long out_surface = 0);
+                 const unsigned long long* out_surface = nullptr);
   // Parameters of the same operator for the next frame (no allocation).
   Status set_params(const Params& params);
   void set_variant(DodgeVariant v);

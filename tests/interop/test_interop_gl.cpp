@@ -221,7 +221,10 @@ TEST(InteropGl, ManyFramesNoLeak) {
   glFinish();
   CUDA_OK(cudaDeviceSynchronize());
   CUDA_OK(cudaMemGetInfo(&free_after, &total));
-  EXPECT_EQ(free_before, free_after) << "device memory changed over 1000 frames";
+  // No growth: the memory in use after 1000 frames is at most what it was after the first (H100,
+  // driver 580: 5.4 MB more free after the loop than before it; the interop driver gives back
+  // what its first map took, so equality is too strict).
+  EXPECT_GE(free_after, free_before) << "device memory in use grew over 1000 frames";
   pass->reset();
   glDeleteTextures(1, &in);
   glDeleteTextures(1, &out);

@@ -15,22 +15,13 @@
 #include <vector>
 
 #include "gpu/gpu_test_support.hpp"
+#include "interop/interop_test_support.hpp"
 #include "interop/egl_context.hpp"
 #include "tonekit/gl.hpp"
 #include "tonekit/synth.hpp"
 
 namespace tonekit {
 namespace {
-
-// A Status or Result that must be ok, its message printed when not.
-#define ASSERT_OK(expr)                                        \
-  do {                                                         \
-    const auto& ok_ = (expr);                                  \
-    ASSERT_TRUE(ok_.ok()) << #expr << ": " << status_of(ok_).message(); \
-  } while (0)
-inline const Status& status_of(const Status& s) { return s; }
-template <class T>
-Status status_of(const Result<T>& r) { return r.status(); }
 
 // One EGL context for the whole binary (current on the test thread).
 egl::EglContext* context(std::string& why) {

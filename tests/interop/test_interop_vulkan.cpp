@@ -13,22 +13,13 @@
 #include <vector>
 
 #include "gpu/gpu_test_support.hpp"
+#include "interop/interop_test_support.hpp"
 #include "interop/vulkan_frames.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/vulkan.hpp"
 
 namespace tonekit {
 namespace {
-
-// A Status or Result that must be ok, its message printed when not.
-#define ASSERT_OK(expr)                                        \
-  do {                                                         \
-    const auto& ok_ = (expr);                                  \
-    ASSERT_TRUE(ok_.ok()) << #expr << ": " << status_of(ok_).message(); \
-  } while (0)
-inline const Status& status_of(const Status& s) { return s; }
-template <class T>
-Status status_of(const Result<T>& r) { return r.status(); }
 
 std::array<std::uint8_t, 16> cuda_uuid() {
   std::array<std::uint8_t, 16> u{};

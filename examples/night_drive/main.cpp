@@ -102,7 +102,8 @@ int run(const Options& o) {
   night_drive::Scene scene;
   if (Status s = scene.create(W, H); !s.ok()) return report(s);
   std::fprintf(stderr, "night_drive: %dx%d, GL %s, backend %s, %s, glare %.3g, temporal %s\n", W, H,
-               gl.renderer().c_str(), backend.c_str(), o.op.c_str(), o.glare.strength, o.no_temporal ? "off" : "on");
+               gl.renderer().c_str(), backend.c_str(), o.op.c_str(), o.glare.strength,
+               o.no_temporal || backend == "cpu" ? "off" : "on");  // the CPU mode maps each frame on its own
   night_drive::FrameOutput output;
   if (Status s = output.open(o.png, o.y4m, W, H, o.fps); !s.ok()) return report(s);
 
@@ -261,7 +262,8 @@ int run(const Options& o) {
                "summary %dx%d backend=%s op=%s glare=%.3g temporal=%s frames=%zu | median ms: render %.3f copy %.3f "
                "tonemap %.3f map %.4f unmap %.4f interop %.4f frame %.3f | fps %.1f (timed loop) %.1f (throughput, %d "
                "frames)\n",
-               W, H, backend.c_str(), o.op.c_str(), o.glare.strength, o.no_temporal ? "off" : "on", ft.frame.size(),
+               W, H, backend.c_str(), o.op.c_str(), o.glare.strength, o.no_temporal || backend == "cpu" ? "off" : "on",
+               ft.frame.size(),
                median(ft.render), median(ft.copy), median(ft.tonemap), median(ft.map), median(ft.unmap),
                median(ft.map) + median(ft.unmap), fm, fm > 0 ? 1000.0 / fm : 0.0, throughput_fps, o.throughput);
 #if TONEKIT_NIGHT_DRIVE_CUDA

@@ -47,8 +47,10 @@ class LocalPass {
   LocalPass& operator=(const LocalPass&) = delete;
 
   // One frame, as ToneMapper::process (strides in bytes, 0 = packed; nullptr = default stream).
+  // `part`: a band of a frame spread over GPUs (tonekit::FramePart): the statistics of the own rows
+  // through part.exchange, the local adaptation over every row, the own rows stored.
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out, std::size_t out_stride_bytes,
-                 CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {});
+                 CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {}, const FramePart& part = {});
   // Parameters of the same operator for the next frame (no allocation).
   Status set_params(const Params& params);
   void set_variant(DodgeVariant v);

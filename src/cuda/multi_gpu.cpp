@@ -3,7 +3,8 @@
 // (NCCL's one-thread-per-rank model: each thread enqueues its band's whole frame, all-reduce
 // included, on its own stream; a single thread would have to split every frame at each exchange).
 // NCCL is opened at run time (dlopen libnccl.so.2, as blur/fft_blur.cu opens cuFFT): no link
-// dependency, and a clear `unsupported` where it is missing.
+// dependency, and a clear `unsupported` where it is missing. Built when nccl.h is found
+// (src/cuda/CMakeLists.txt); api/multi_gpu_absent.cpp otherwise.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -19,14 +20,10 @@
 #include "cuda/check.hpp"
 #include "tonekit/multi_gpu.hpp"
 
-#if __has_include(<nccl.h>)
 #include <nccl.h>
-#define TONEKIT_NCCL_HEADER 1
-#endif
 
 namespace tonekit {
 
-#if defined(TONEKIT_NCCL_HEADER)
 namespace {
 
 // The few NCCL entry points used, from libnccl.so.2.
@@ -383,26 +380,5 @@ Status MultiGpuToneMapper::read_timings(MultiGpuTimings& t) {
   t.exchange_ms = exchange;
   return {};
 }
-
-#else  // no nccl.h at build time
-
-struct MultiGpuToneMapper::Impl {
-  std::vector<FrameBand> plans;
-};
-MultiGpuToneMapper::MultiGpuToneMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-MultiGpuToneMapper::~MultiGpuToneMapper() = default;
-Result<std::unique_ptr<MultiGpuToneMapper>> MultiGpuToneMapper::create(const MultiGpuConfig&) {
-  return unsupported("MultiGpuToneMapper: this build has no NCCL (nccl.h was not found)");
-}
-const std::vector<FrameBand>& MultiGpuToneMapper::bands() const { return impl_->plans; }
-Status MultiGpuToneMapper::process(const std::vector<BandBuffers>&, double) { return unsupported("no NCCL"); }
-Status MultiGpuToneMapper::process_host(const void*, std::size_t, void*, std::size_t, double) { return unsupported("no NCCL"); }
-Status MultiGpuToneMapper::synchronize() { return unsupported("no NCCL"); }
-Status MultiGpuToneMapper::set_params(const Params&) { return unsupported("no NCCL"); }
-Status MultiGpuToneMapper::read_stats(FrameStats&, FrameStats*) { return unsupported("no NCCL"); }
-Status MultiGpuToneMapper::read_temporal_state(int, TemporalState&) { return unsupported("no NCCL"); }
-Status MultiGpuToneMapper::read_timings(MultiGpuTimings&) { return unsupported("no NCCL"); }
-
-#endif
 
 }  // namespace tonekit

@@ -287,20 +287,18 @@ TEST(MultiGpu, ManyFramesNoLeak) {
   const std::vector<__half> in = scene(w, h, 5);
   std::vector<unsigned char> out(std::size_t(w) * h * 4);
   ASSERT_TRUE((*m)->process_host(in.data(), 0, out.data(), 0).ok());
-  std::vector<std::size_t> before;
-  for (int d : mc.devices) {
-    std::size_t free = 0, total = 0;
-    cudaSetDevice(d);
-    ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
-    before.push_back(free);
-  }
+  auto free_bytes = [&] {
+    std::vector<std::size_t> free(mc.devices.size());
+    for (std::size_t i = 0; i < free.size(); ++i) {
+      std::size_t total = 0;
+      EXPECT_EQ(cudaSetDevice(mc.devices[i]), cudaSuccess);
+      EXPECT_EQ(cudaMemGetInfo(&free[i], &total), cudaSuccess);
+    }
+    return free;
+  };
+  const std::vector<std::size_t> before = free_bytes();
   for (int f = 0; f < 200; ++f) ASSERT_TRUE((*m)->process_host(in.data(), 0, out.data(), 0).ok());
-  for (std::size_t i = 0; i < mc.devices.size(); ++i) {
-    std::size_t free = 0, total = 0;
-    cudaSetDevice(mc.devices[i]);
-    ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
-    EXPECT_EQ(free, before[i]) << "device " << mc.devices[i];
-  }
+  EXPECT_EQ(free_bytes(), before);
 }
 
 TEST(MultiGpu, SwitchesOperatorWithinThePlannedContext) {

@@ -56,6 +56,9 @@ class Pipeline {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (settings_.max_in_flight <= 0) settings_.max_in_flight = std::clamp(2 + cores / 4, 4, 8);
     if (settings_.decode_workers <= 0) settings_.decode_workers = std::clamp(cores / 4, 2, 4);
+    // Several GPUs: two images per GPU in flight besides the one being written and decoded.
+    const int lanes = static_cast<int>(settings_.devices.size());
+    if (lanes > 1) settings_.max_in_flight = std::max(settings_.max_in_flight, 2 * lanes + 2);
   }
 
   BatchResult run() {
@@ -67,7 +70,12 @@ class Pipeline {
     const int workers = std::clamp(settings_.decode_workers, 1, std::max(1, settings_.max_in_flight - 1));
     for (int i = 0; i < workers; ++i) decoders.emplace_back([this] { decode_loop(); });
     std::jthread writer([this] { write_loop(); });
-    map_loop();
+    const std::size_t lanes = std::max<std::size_t>(1, settings_.devices.size());
+    {
+      std::vector<std::jthread> mappers;
+      for (std::size_t lane = 1; lane < lanes; ++lane) mappers.emplace_back([this, lane, lanes] { map_loop(lane, lanes); });
+      map_loop(0, lanes);
+    }
     writer.join();
     return result_;
   }
@@ -113,9 +121,13 @@ class Pipeline {
     }
   }
 
-  void map_loop() {
-    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+  // Maps images lane, lane + lanes, ... in order: one lane per --devices entry, on its device.
+  void map_loop(std::size_t lane, std::size_t lanes) {
+    Status device;
+    if (!settings_.devices.empty()) device = use_cuda_device(settings_.devices[lane]);
+    for (std::size_t i = lane; i < jobs_.size(); i += lanes) {
       Item& item = wait_for(i, Stage::decoded);
+      if (item.status.ok() && !device.ok()) item.status = device;
       if (item.status.ok()) {
         auto spec = output_spec_for(jobs_[i].output, settings_.bits, item.image.channels);
         if (!spec.ok()) {

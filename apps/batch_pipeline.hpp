@@ -32,6 +32,9 @@ struct BatchSettings {
   // its 8-bit output are 133 MB.
   int max_in_flight = 0;
   bool progress = false;           // a progress line on stderr (only drawn on a terminal)
+  // --devices: CUDA devices the images are spread over (backend cuda), one mapping thread per
+  // device taking every n-th image; written in input order as always. Empty: the current device.
+  std::vector<int> devices;
   // --auto: each image's own parameters, searched from *params (apps/auto_select.cpp).
   std::function<Status(const Image&, Params&, const std::string& input)> choose_params;
 };

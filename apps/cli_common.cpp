@@ -101,6 +101,31 @@ Result<Backend> resolve_backend(std::string_view text) {
   return cuda_available() ? Backend::cuda : Backend::cpu;
 }
 
+Result<std::vector<int>> parse_devices(std::string_view text, Backend backend) {
+  if (backend != Backend::cuda) return invalid_argument("--devices needs the cuda backend (--backend cuda or auto with a GPU)");
+  const int count = cuda_device_count();
+  std::vector<int> devices;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(',', a);
+    const std::string_view item = text.substr(a, b == std::string_view::npos ? std::string_view::npos : b - a);
+    int d = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || d < 0)
+      return invalid_argument("--devices expects CUDA device numbers separated by commas (e.g. 0,1), got '" +
+                              std::string(text) + "'");
+    if (d >= count)
+      return invalid_argument("--devices: CUDA device " + std::to_string(d) + " does not exist (" + std::to_string(count) +
+                              " present)");
+    if (std::find(devices.begin(), devices.end(), d) != devices.end())
+      return invalid_argument("--devices: device " + std::to_string(d) + " is listed twice");
+    devices.push_back(d);
+    if (b == std::string_view::npos) break;
+    a = b + 1;
+  }
+  return devices;
+}
+
 Result<std::pair<int, int>> parse_size(std::string_view text) {
   auto bad = [&] { return invalid_argument("--size expects WxH (e.g. 1920x1080), got '" + std::string(text) + "'"); };
   std::size_t x = text.find_first_of("xX");

@@ -42,6 +42,8 @@ Result<std::pair<int, int>> parse_size(std::string_view text);
 // --backend cpu|cuda|auto resolved once per run: cuda without a usable device is a no_device
 // error (one clear line), auto picks cuda when a device is present, else the CPU.
 Result<Backend> resolve_backend(std::string_view text);
+// --devices LIST ("0,1,3"): distinct CUDA device ids that exist; needs the cuda backend.
+Result<std::vector<int>> parse_devices(std::string_view text, Backend backend);
 
 // What to write for an output path: its kind (from the extension), the tone-mapped format to
 // ask for, and the EXR precision. `bits` 0 means the format's default.

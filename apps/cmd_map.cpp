@@ -33,6 +33,7 @@ struct MapOptions {
   GlareParams glare;  // strength 0: off
   std::string preset;
   bool automatic = false;  // --auto (apps/auto_select.cpp)
+  std::string devices;     // --devices 0,1: images spread over these GPUs
 };
 
 bool is_hdr_file(const fs::path& p) {
@@ -113,6 +114,12 @@ int run_map(const MapOptions& o) {
   auto resolved = resolve_backend(o.backend);
   if (!resolved.ok()) return report(resolved.status());
   const Backend backend = *resolved;
+  std::vector<int> devices;
+  if (!o.devices.empty()) {
+    auto parsed = parse_devices(o.devices, backend);
+    if (!parsed.ok()) return report(parsed.status());
+    devices = *parsed;
+  }
   if (o.quality < 1 || o.quality > 100) return report(invalid_argument("--jpeg-quality must be in [1, 100]"));
   if (o.png_level < 0 || o.png_level > 9) return report(invalid_argument("--png-level must be in [0, 9]"));
 
@@ -163,6 +170,7 @@ int run_map(const MapOptions& o) {
   run.glare = o.glare;
   run.create_folders = batch;
   run.progress = batch;
+  run.devices = devices;
   if (o.automatic) run.choose_params = choose_auto_params;  // --auto (apps/auto_select.cpp)
   const BatchResult result = run_batch(jobs, run);
   if (batch && result.failed > 0)
@@ -182,6 +190,8 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--op", o->op, "operator id (see below)")->capture_default_str();
   cmd->add_option("--set", o->settings, "operator parameter NAME=VALUE (repeatable)")->allow_extra_args(false);
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU is present)")->capture_default_str();
+  cmd->add_option("--devices", o->devices,
+                  "CUDA devices to spread the images over, e.g. 0,1 (one mapping thread per GPU; backend cuda)");
   cmd->add_option("--bits", o->bits,
                   "bits per channel: png 8|16 (8), jpg 8, exr 16 half|32 float (16), hdr/pfm 32");
   cmd->add_flag("--auto", o->automatic,

@@ -32,6 +32,7 @@ struct StreamOptions {
   std::string op = "reinhard";
   std::vector<std::string> settings;
   std::string backend = "auto";
+  std::string devices;  // --devices 0,1: each frame split over these GPUs
   int quality = 92;
   GlareParams glare;
   bool temporal = false;
@@ -127,6 +128,12 @@ int run_stream_command(const StreamOptions& o) {
   if (!params.ok()) return report(params.status());
   auto backend = resolve_backend(o.backend);
   if (!backend.ok()) return report(backend.status());
+  std::vector<int> devices;
+  if (!o.devices.empty()) {
+    auto parsed = parse_devices(o.devices, *backend);
+    if (!parsed.ok()) return report(parsed.status());
+    devices = *parsed;
+  }
   if (o.quality < 1 || o.quality > 100) return report(invalid_argument("--jpeg-quality must be in [1, 100]"));
   SourceOptions so;
   so.path = o.input;
@@ -170,6 +177,7 @@ int run_stream_command(const StreamOptions& o) {
   ms.colour = *colour;
   ms.params = *params;
   ms.backend = *backend;
+  ms.devices = devices;
   ms.glare = o.glare;
   ms.out = sink_setup->kind;
   ms.image_kind = sink_setup->image_kind;
@@ -227,6 +235,9 @@ void add_stream_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--op", o->op, "operator id (see below)")->capture_default_str();
   cmd->add_option("--set", o->settings, "operator parameter NAME=VALUE (repeatable)")->allow_extra_args(false);
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU is present)")->capture_default_str();
+  cmd->add_option("--devices", o->devices,
+                  "CUDA devices to split each frame over, e.g. 0,1 (bands of rows, one key per frame through NCCL; "
+                  "float/half RGB(A) linear input, RGB/RGBA or image-sequence output)");
   cmd->add_option("--jpeg-quality", o->quality, "JPEG quality 1-100 (jpg sequences)")->capture_default_str();
   add_glare_options(cmd, o->glare);
   cmd->add_flag("--exact", o->exact,

@@ -72,9 +72,25 @@ Result<std::unique_ptr<FrameMapper>> FrameMapper::create(const MapperSetup& s) {
     cfg.glare = s.glare;
     cfg.temporal = s.temporal.has_value();
     if (s.temporal) cfg.temporal_params = *s.temporal;
-    auto device = DeviceFrameMapper::create(cfg);
-    if (!device.ok()) return device.status();
-    m->device_ = std::move(device.value());
+    if (s.devices.size() > 1) {
+      const bool linear709 = s.colour.transfer == Transfer::linear && s.colour.primaries == Primaries::bt709;
+      if (!is_float_rgb(s.format) || !linear709 || cfg.output_layout != OutputLayout::interleaved || s.glare.strength > 0)
+        return unsupported("--devices splits each frame over the GPUs: it takes scene-linear BT.709 float or half RGB(A) "
+                           "frames (EXR/HDR/PFM sequences, raw rgba_f16 or rgb_f32), an RGB/RGBA or image-sequence "
+                           "output and no glare; video layouts, PQ/HLG and YUV outputs run on one GPU");
+      MultiGpuConfig mc;
+      mc.frame = cfg;
+      mc.devices = s.devices;
+      auto multi = MultiGpuToneMapper::create(mc);
+      if (!multi.ok()) return multi.status();
+      m->multi_ = std::move(multi.value());
+    } else {
+      if (s.devices.size() == 1)
+        if (Status st = use_cuda_device(s.devices[0]); !st.ok()) return st;
+      auto device = DeviceFrameMapper::create(cfg);
+      if (!device.ok()) return device.status();
+      m->device_ = std::move(device.value());
+    }
   }
   const core::ColourSettings cs = core::make_colour_settings(s.params);
   if (!s.exact && s.backend == Backend::cpu && FastVideo::covers(s.format, s.colour, is_yuv_output(s.out), cs.gamma))
@@ -124,6 +140,20 @@ void FrameMapper::log_row(const FrameStats& adapted) {
 }
 
 Status FrameMapper::map(Frame& in, Frame& out) {
+  if (multi_) {
+    out.bytes.resize(output_bytes_);
+    const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.bytes.data();
+    if (Status s = multi_->process_host(host_in, 0, out.bytes.data(), 0, s_.frame_seconds); !s.ok()) return s;
+    if (log_) {
+      FrameStats adapted;
+      if (Status s = multi_->read_stats(stats_, &adapted); !s.ok()) return s;
+      if (s_.temporal)
+        if (Status s = multi_->read_temporal_state(0, state_); !s.ok()) return s;
+      log_row(adapted);
+    }
+    ++frame_;
+    return {};
+  }
   if (device_) {
     out.bytes.resize(output_bytes_);
     const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.bytes.data();

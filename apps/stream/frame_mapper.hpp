@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "stream/fast_video.hpp"
 #include "tonekit/device_frames.hpp"
+#include "tonekit/multi_gpu.hpp"
 #include "stream/frame_io.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/operators.hpp"
@@ -33,6 +35,10 @@ struct MapperSetup {
   double frame_seconds = 1.0 / 30.0;
   std::string temporal_log;  // CSV of the per-frame and adapted statistics ("" = none)
   bool exact = false;        // the CPU reference's curves everywhere, even where FastVideo covers
+  // --devices (backend cuda, two or more): each frame split into bands over these GPUs
+  // (tonekit::MultiGpuToneMapper: one key per frame through NCCL; every GPU steps the same
+  // temporal state from the combined statistics, so the copies stay identical).
+  std::vector<int> devices;
 };
 
 class FrameMapper {
@@ -62,6 +68,8 @@ class FrameMapper {
   std::unique_ptr<FastVideo> fast_;  // when it covers this stream (fast_video.hpp)
   // --backend cuda: the whole frame (decode, glare, temporal, map, 4:2:0 encode) on the device.
   std::unique_ptr<DeviceFrameMapper> device_;
+  // --devices: the frame split over several GPUs.
+  std::unique_ptr<MultiGpuToneMapper> multi_;
   long long frame_ = 0;
 };
 

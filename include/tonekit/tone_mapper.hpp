@@ -81,6 +81,35 @@ struct ToneMapperTuning {
   DodgeVariant variant = DodgeVariant::readonly_cache;
 };
 
+// Several GPUs sharing one frame (tonekit/multi_gpu.hpp): each part's statistics are combined
+// with the other parts' before anything reads them. combine() is called inside process(), on its
+// stream, after the part's statistics (and again after its histogram, for histeq) and must
+// enqueue, asynchronously on that stream, an in-place combination of the device words with the
+// same words of every other part: `sums` added (unsigned 64-bit, wrapping), `maxima` by unsigned
+// maximum. Every part calls it the same number of times in the same order (NCCL all-reduces;
+// tonekit::MultiGpuToneMapper's implementation).
+class StatsExchange {
+ public:
+  virtual ~StatsExchange() = default;
+  virtual Status combine(unsigned long long* sums, std::size_t sum_count, unsigned* maxima, std::size_t max_count,
+                         CUstream_st* stream) = 0;
+};
+
+// This ToneMapper's part of a larger frame (a band of rows): the input holds context_above rows,
+// the part's own rows and context_below rows (ToneMapperConfig::height counts all of them); the
+// statistics cover the own rows only and go through `exchange`; local operators read the context
+// rows as the whole frame would give them; the output holds the own rows only. first_row is the
+// part's first own row in the whole frame: the dither follows frame coordinates, so the parts of
+// a frame give the whole frame's bytes. Parts take float / half RGB(A) scene-linear BT.709 input,
+// an interleaved output, and no glare (ToneMapper::create says so otherwise).
+struct FramePart {
+  int context_above = 0;
+  int context_below = 0;
+  int first_row = 0;
+  StatsExchange* exchange = nullptr;  // nullptr: a whole frame (then the rest must be 0)
+  bool active() const { return exchange || context_above || context_below || first_row; }
+};
+
 struct ToneMapperConfig {
   // The frame.
   int width = 0;
@@ -92,6 +121,7 @@ struct ToneMapperConfig {
   OutputFormat output{PixelType::u8, 4};
   int device = -1;       // -1: the current device
   bool timings = false;  // record CUDA events around each stage
+  FramePart part{};      // a band of a frame spread over several GPUs (default: the whole frame)
   // The look.
   Params params;           // from prepare_params(): any registered operator
   GlareParams glare{};     // strength 0 (the default): no glare

@@ -48,6 +48,13 @@ struct MapTimings {
   double total_ms = 0.0;
 };
 
+// CUDA devices this process can use (0 without a CUDA build or a GPU).
+int cuda_device_count();
+// The CUDA device on which this thread's tone_map calls with the cuda backend (and
+// cuda_apply_glare) run; each device keeps its own cached pipeline (`map --devices` maps on one
+// thread per device). Default: the runtime's current device (0).
+Status use_cuda_device(int device);
+
 // Tone maps a host float image with the operator and parameters in `params`.
 // `out` is (re)allocated. Never writes NaN.
 Status tone_map(const Image& input, const Params& params, OutputFormat format, Backend backend,

@@ -18,6 +18,8 @@ bool available(std::string* why) {
 
 bool device_memory_info(std::size_t*, std::size_t*) { return false; }
 
+int device_count() { return 0; }
+Status use_device(int) { return no_cuda_build(); }
 Status create_context() { return no_cuda_build(); }
 
 Status tone_map_host(const Image&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*) {

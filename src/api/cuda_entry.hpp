@@ -14,6 +14,11 @@ bool available(std::string* why = nullptr);
 // status line; false when no device can be asked (no CUDA build, no device, or the call failed).
 bool device_memory_info(std::size_t* used, std::size_t* total);
 
+// CUDA devices present (0 when none can be used).
+int device_count();
+// Makes `device` the calling thread's current device (checked against device_count()).
+Status use_device(int device);
+
 // Creates the CUDA context (the first CUDA call pays for it; prepare_backend() calls this early).
 Status create_context();
 

@@ -25,6 +25,10 @@ Result<Backend> parse_backend(std::string_view text) {
 
 bool cuda_available() { return cuda_entry::available(); }
 
+int cuda_device_count() { return cuda_entry::device_count(); }
+
+Status use_cuda_device(int device) { return cuda_entry::use_device(device); }
+
 Status prepare_backend(Backend backend) {
   if (backend == Backend::cpu || (backend == Backend::automatic && !cuda_entry::available())) return {};
   return cuda_entry::create_context();

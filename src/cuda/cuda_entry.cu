@@ -90,6 +90,27 @@ bool device_memory_info(std::size_t* used, std::size_t* total) {
   return true;
 }
 
+int device_count() {
+  if (!available()) return 0;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+Status use_device(int device) {
+  std::string why;
+  if (!available(&why)) return {StatusCode::no_device, "--backend cuda: " + why};
+  const int count = device_count();
+  if (device < 0 || device >= count)
+    return invalid_argument("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
+                            " present: 0.." + std::to_string(count - 1) + ")");
+  TK_CUDA_CHECK(cudaSetDevice(device));
+  return {};
+}
+
 Status create_context() {
   std::string why;
   if (!available(&why)) return {StatusCode::no_device, "--backend cuda: " + why};
@@ -109,12 +130,19 @@ Status tone_map_host(const Image& input, const Params& params, OutputFormat form
   cfg.output = format;
   cfg.params = params;
   cfg.timings = timings != nullptr;
-  // Leaked on purpose: freeing device memory from a static destructor races the CUDA
-  // runtime's own teardown at exit. Callers map from one thread at a time (the mutex says so).
-  static std::mutex mutex;
-  static FrameMapper* cached = new FrameMapper;
-  std::lock_guard lock(mutex);
-  FrameMapper& f = *cached;
+  // One cached mapper per device (the calling thread's current device: use_cuda_device), so
+  // that threads mapping on different GPUs (`map --devices`) never share one. Leaked on purpose:
+  // freeing device memory from a static destructor races the CUDA runtime's own teardown at
+  // exit. Callers on one device map one at a time (its mutex says so).
+  constexpr int kDevices = 64;
+  static std::mutex mutexes[kDevices];
+  static FrameMapper* cached[kDevices] = {};
+  int device = 0;
+  TK_CUDA_CHECK(cudaGetDevice(&device));
+  if (device < 0 || device >= kDevices) return unsupported("--backend cuda: device " + std::to_string(device) + " is beyond the 64 this build caches");
+  std::lock_guard lock(mutexes[device]);
+  if (!cached[device]) cached[device] = new FrameMapper;
+  FrameMapper& f = *cached[device];
   if (f.fits(cfg)) {
     if (Status s = f.mapper->set_params(params); !s.ok()) return s;
   } else {

@@ -122,9 +122,11 @@ Result<std::unique_ptr<GlobalPass>> GlobalPass::create(const GlobalPassConfig& c
 }
 
 Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
-                           CUstream_st* stream, const core::TemporalControl& temporal) {
+                           CUstream_st* stream, const core::TemporalControl& temporal, const FramePart& part) {
   Impl& m = *impl_;
   const GlobalPassConfig& c = m.cfg;
+  if (part.context_above || part.context_below)
+    return invalid_argument("ToneMapper: the global pass reads no context rows");
   if (Status st = check_frame_buffers("ToneMapper", c.input, c.output, c.width, device_in, in_stride, device_out,
                                             out_stride);
       !st.ok())
@@ -137,18 +139,33 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
   const float* table = m.curve.kind == core::CurveKind::histeq ? m.table : nullptr;
   core::CurveParams curve = m.curve;
   curve.temporal = temporal;
-  if (Status st = launch_stats(c.stats, c.input, g, m.stats, m.frame, curve, table, s); !st.ok()) return st;
+  if (part.exchange) {  // one part of a frame: its totals, combined with the other parts', finish the frame
+    g.defer_finish = true;
+    if (Status st = launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, table, s); !st.ok()) return st;
+    StatsExchangeWords* x = &m.frame->exchange;
+    if (Status st = part.exchange->combine(x->sums, StatsExchangeWords::kSums, x->maxima, StatsExchangeWords::kMaxima, s);
+        !st.ok())
+      return st;
+    if (Status st = launch_finish_exchanged(m.frame, curve, table, s); !st.ok()) return st;
+  } else if (Status st = launch_stats(c.stats, c.input, g, m.stats, m.frame, curve, table, s); !st.ok()) {
+    return st;
+  }
   if (temporal.state)
     if (Status st = launch_temporal_step(m.frame, curve, table, s); !st.ok()) return st;
   if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
   if (m.curve.kind == core::CurveKind::histeq) {
     if (Status st = launch_histogram(c.input, g, m.frame, m.hist, m.curve.bins, m.sm_count, s); !st.ok()) return st;
+    if (part.exchange)
+      if (Status st = part.exchange->combine(m.hist, static_cast<std::size_t>(m.curve.bins), nullptr, 0, s); !st.ok())
+        return st;
     if (Status st = launch_histeq_table(c.scan, m.hist, m.cdf, m.curve.bins, m.table, m.scan_temp, m.scan_temp_bytes, s);
         !st.ok())
       return st;
   }
   if (Status st = m.timings ? m.ev.record(2, s) : Status{}; !st.ok()) return st;
-  if (Status st = launch_map(c.input, c.output, g, device_out, out_stride, m.frame, m.colour, c.map_backwards,
+  MapColour colour = m.colour;
+  colour.dither_row0 = part.first_row;
+  if (Status st = launch_map(c.input, c.output, g, device_out, out_stride, m.frame, colour, c.map_backwards,
                                          c.programmatic_launch, s); !st.ok())
     return st;
   if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;

@@ -53,8 +53,11 @@ class GlobalPass {
   // One frame: device_in (width x height pixels of the input format, rows in_stride_bytes apart,
   // 0 = packed) -> device_out (output format, rows out_stride_bytes apart, 0 = packed).
   // Asynchronous on `stream` (nullptr = the legacy default stream).
+  // `part`: a band of a frame spread over GPUs (tonekit::FramePart; no context rows here, the
+  // global operators need none): statistics through part.exchange, the dither from part.first_row.
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out,
-                 std::size_t out_stride_bytes, CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {});
+                 std::size_t out_stride_bytes, CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {},
+                 const FramePart& part = {});
 
   // New parameters (same operator or another global one) for the next frame; no allocation.
   Status set_params(const Params& params);

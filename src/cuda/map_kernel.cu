@@ -364,7 +364,8 @@ __global__ void __launch_bounds__(kMapThreads) map_kernel(FrameGeometry g, unsig
   if (!active[0]) return;
   const CurveF cf = curve;
   const bool is_default = colour.saturation == 1.0f && (O::code >= 2 || (colour.gamma == 0.0f && colour.dither));
-  const std::uint32_t seed = core::dither_row_seed(y);  // uniform per block: one hash, no shared memory
+  // uniform per block: one hash, no shared memory; frame coordinates for a frame part
+  const std::uint32_t seed = core::dither_row_seed(y + colour.dither_row0);
   if (is_default && cf.kind == core::CurveKind::reinhard) map_groups<In, O, true, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
   else if (is_default) map_groups<In, O, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
   else map_groups<In, O, false>(v, active, g, out, out_stride, cf, colour, seed, group0, y);

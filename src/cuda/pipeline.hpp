@@ -41,6 +41,15 @@ struct StatsAccumulator {
 // the log-average of a 1-pixel frame by 7.5e-9 relative, of a 4K frame (660 blocks) by 6e-13.
 constexpr int kLogSumFracBits = 26;
 
+// A frame part's statistics as StatsExchange::combine words (FramePart): the accumulator's fields
+// widened, with the part's pixel count, so that sums and maxima over the parts give the whole
+// frame's accumulator.
+struct StatsExchangeWords {
+  static constexpr int kSums = 5, kMaxima = 4;
+  unsigned long long sums[kSums];  // log_sum_fixed, nan, inf, negative, pixels
+  unsigned maxima[kMaxima];        // min_complement, max_bits, min_positive_complement, log_sum_infinite
+};
+
 // Device-resident result of a frame: the statistics and the curve constants derived from them
 // on the device (core::make_curve_settings_hd), read by the map kernel.
 struct DeviceFrame {
@@ -48,6 +57,7 @@ struct DeviceFrame {
   FrameStats adapted;  // with temporal adaptation: `stats` with the adapted key and peak (launch_temporal_step)
   core::CurveSettings curve;
   StatsAccumulator acc;  // zero between frames
+  StatsExchangeWords exchange;  // a frame part's totals before the exchange (FrameGeometry::defer_finish)
 };
 
 struct FrameGeometry {
@@ -57,6 +67,9 @@ struct FrameGeometry {
   int height = 0;
   unsigned groups_per_row = 0;  // ceil(width / 4)
   long long total_groups = 0;  // groups_per_row * height
+  // A frame part (tonekit::FramePart): the one-launch statistics kernels leave their totals in
+  // DeviceFrame::exchange for StatsExchange::combine; launch_finish_exchanged finishes the frame.
+  bool defer_finish = false;
 };
 
 // Colour stage settings as floats, passed by value to the map kernel.
@@ -65,6 +78,7 @@ struct MapColour {
   float gamma = 0.0f;  // 0 = sRGB
   float inv_gamma = 0.0f;  // 1 / gamma (float, as core::encode_transfer computes it)
   int dither = 1;
+  int dither_row0 = 0;  // the frame row of row 0 (a frame part's first row): the dither's coordinates
 };
 
 // Scratch of the statistics variants, sized once by stats_scratch_sizes().
@@ -107,6 +121,9 @@ Status launch_stats(StatsAlgorithm algo, InputFormat in, const FrameGeometry& g,
 // recomputes frame->curve from it. A kernel of its own, so the statistics kernels carry no call
 // (inlined or called, the double-precision step cost them registers: H100 4K half RGBA reinhard
 // 0.0676 -> 0.0700 ms with it in the finisher).
+// A frame part after StatsExchange::combine: the combined DeviceFrame::exchange -> stats and curve.
+Status launch_finish_exchanged(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table,
+                               cudaStream_t s);
 Status launch_temporal_step(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s);
 Status launch_histogram(InputFormat in, const FrameGeometry& g, const DeviceFrame* frame,
                         unsigned long long* hist, int bins, int sm_count, cudaStream_t s);

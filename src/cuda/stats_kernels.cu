@@ -38,7 +38,9 @@ __device__ __forceinline__ void group_coords(unsigned g, unsigned groups_per_row
 // reduced them across the block; the atomics take neither, though the 4K time did not move
 // (bench/NOTES.md v20). Integer atomics leave the totals independent of the order blocks arrive
 // in, as the fixed-order reduction was.
-__device__ void finish_by_last_block(const StatsPartial& mine, DeviceFrame* frame, unsigned long long pixel_count,
+// A frame part (g.defer_finish) leaves the totals, widened, in frame->exchange for the exchange
+// between parts instead (launch_finish_exchanged finishes it).
+__device__ void finish_by_last_block(const StatsPartial& mine, DeviceFrame* frame, const FrameGeometry& g,
                                      const core::CurveParams& params, const float* hist_table) {
   if (threadIdx.x != 0) return;
   StatsAccumulator& acc = frame->acc;
@@ -58,6 +60,21 @@ __device__ void finish_by_last_block(const StatsPartial& mine, DeviceFrame* fram
   // Release (this block's atomics) and acquire (every earlier block's) in the ticket's RMW.
   ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ticket(acc.ticket);
   if (ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) != gridDim.x - 1) return;
+  const unsigned long long pixel_count = static_cast<unsigned long long>(g.width) * g.height;
+  if (g.defer_finish) {
+    StatsExchangeWords& x = frame->exchange;
+    x.sums[0] = __ldcg(&acc.log_sum_fixed);
+    x.sums[1] = __ldcg(&acc.nan);
+    x.sums[2] = __ldcg(&acc.inf);
+    x.sums[3] = __ldcg(&acc.negative);
+    x.sums[4] = pixel_count;
+    x.maxima[0] = __ldcg(&acc.min_complement);
+    x.maxima[1] = __ldcg(&acc.max_bits);
+    x.maxima[2] = __ldcg(&acc.min_positive_complement);
+    x.maxima[3] = __ldcg(&acc.log_sum_infinite);
+    acc = StatsAccumulator{};
+    return;
+  }
   StatsPartial t;
   const unsigned long long fixed = __ldcg(&acc.log_sum_fixed);
   t.log_sum = __ldcg(&acc.log_sum_infinite) ? static_cast<double>(INFINITY)
@@ -130,7 +147,7 @@ __global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fuse
     i = j;
   }
   acc = block_reduce<kStatsThreads>(acc);
-  finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+  finish_by_last_block(acc, frame, g, params, hist_table);
 }
 
 // The pixels [done, width x height) of a packed frame (fewer than kStatsThreads x kGroup), as one
@@ -215,7 +232,7 @@ __global__ void __launch_bounds__(kStatsThreads, kStatsFlatMinBlocks) stats_flat
   if (blockIdx.x == gridDim.x - 1)
     add_packed_tail<In>(g, static_cast<unsigned long long>(total) * kStatsFlatGroups<In> * kGroup, acc);
   acc = block_reduce<kStatsThreads>(acc);
-  finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+  finish_by_last_block(acc, frame, g, params, hist_table);
 }
 
 // ---- bulk: TMA bulk copies into a shared-memory pipeline (sm_90) ----
@@ -308,7 +325,7 @@ __global__ void __launch_bounds__(kStatsThreads) stats_bulk_kernel(FrameGeometry
   if (blockIdx.x == gridDim.x - 1)  // the pixels past the last whole chunk
     add_packed_tail<In>(g, static_cast<unsigned long long>(chunks) * (kStatsThreads * kGroup), acc);
   acc = block_reduce<kStatsThreads>(acc);
-  finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+  finish_by_last_block(acc, frame, g, params, hist_table);
 }
 
 // ---- async: a per-thread cp.async pipeline (sm_80+) ----
@@ -396,7 +413,7 @@ __global__ void __launch_bounds__(kStatsThreads, 2) stats_async_kernel(FrameGeom
   }
   stats_cp_async_wait<0>();  // no copy outlives the block
   acc = block_reduce<kStatsThreads>(acc);
-  finish_by_last_block(acc, frame, static_cast<unsigned long long>(g.width) * g.height, params, hist_table);
+  finish_by_last_block(acc, frame, g, params, hist_table);
 }
 
 template <class In>
@@ -638,6 +655,22 @@ Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count,
 }
 
 namespace {
+// The frame from the parts' combined totals (StatsExchange::combine on frame->exchange): what
+// finish_by_last_block does with a whole frame's accumulator.
+__global__ void finish_exchanged_kernel(DeviceFrame* frame, core::CurveParams params, const float* hist_table) {
+  const StatsExchangeWords& x = frame->exchange;
+  StatsPartial t;
+  t.log_sum = x.maxima[3] ? static_cast<double>(INFINITY)
+                          : ldexp(static_cast<double>(static_cast<long long>(x.sums[0])), -kLogSumFracBits);
+  t.min = __uint_as_float(~x.maxima[0]);
+  t.max = __uint_as_float(x.maxima[1]);
+  t.min_positive = __uint_as_float(~x.maxima[2]);
+  t.nan = static_cast<unsigned>(x.sums[1]);
+  t.inf = static_cast<unsigned>(x.sums[2]);
+  t.negative = static_cast<unsigned>(x.sums[3]);
+  finalise_frame(t, x.sums[4], frame, params, hist_table);
+}
+
 __global__ void temporal_step_kernel(DeviceFrame* frame, core::CurveParams params, const float* hist_table) {
   const FrameStats& s = frame->stats;
   core::CurveStats cs;
@@ -653,6 +686,13 @@ __global__ void temporal_step_kernel(DeviceFrame* frame, core::CurveParams param
   frame->curve = core::make_curve_settings_hd(params, cs, hist_table);
 }
 }  // namespace
+
+Status launch_finish_exchanged(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table,
+                               cudaStream_t s) {
+  finish_exchanged_kernel<<<1, 1, 0, s>>>(frame, params, hist_table);
+  TK_CUDA_CHECK_LAUNCH("finish_exchanged_kernel");
+  return {};
+}
 
 Status launch_temporal_step(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s) {
   temporal_step_kernel<<<1, 1, 0, s>>>(frame, params, hist_table);

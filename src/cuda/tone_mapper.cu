@@ -94,6 +94,23 @@ std::size_t free_bytes() {
   return free;
 }
 
+// A frame part (FramePart): own rows between its context rows, an exchange, and what parts take.
+Status check_part(const ToneMapperConfig& c) {
+  const FramePart& p = c.part;
+  if (!p.active()) return {};
+  if (!p.exchange) return invalid_argument("ToneMapper: a frame part needs a StatsExchange");
+  if (p.context_above < 0 || p.context_below < 0 || p.first_row < 0 ||
+      static_cast<long long>(p.context_above) + p.context_below >= c.height)
+    return invalid_argument("ToneMapper: a frame part needs context rows >= 0, first_row >= 0 and own rows between them (height " +
+                            std::to_string(c.height) + ", context " + std::to_string(p.context_above) + " + " +
+                            std::to_string(p.context_below) + ")");
+  if (needs_decode(c) || c.output_layout != OutputLayout::interleaved)
+    return unsupported("ToneMapper: frame parts take float or half RGB(A) scene-linear BT.709 input and an interleaved output");
+  if (uses_glare(c.glare, c.width, c.height))
+    return unsupported("ToneMapper: glare over a frame split between GPUs is not supported (its bright pass and blurs see the whole frame)");
+  return {};
+}
+
 std::size_t stage_bytes(int width, int height, InputFormat f) {
   return static_cast<std::size_t>(width) * height * input_pixel_bytes(f);
 }
@@ -150,7 +167,7 @@ struct ToneMapper::Impl {
   cuda::GlobalPassConfig global_config() const {
     cuda::GlobalPassConfig g;
     g.width = cfg.width;
-    g.height = cfg.height;
+    g.height = cfg.height - cfg.part.context_above - cfg.part.context_below;  // a part's own rows
     g.input = operator_input();
     g.output = pass_output();
     g.params = cfg.params;
@@ -288,6 +305,7 @@ Result<std::unique_ptr<ToneMapper>> ToneMapper::create(const ToneMapperConfig& c
                             std::to_string(config.tuning.stats_blocks_per_sm));
   if (config.temporal)
     if (Status s = prepare_temporal().status(); !s.ok()) return s;
+  if (Status s = check_part(config); !s.ok()) return s;
   if (Status s = cuda::check_device_present(); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = config;
@@ -371,8 +389,18 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
     temporal.state = m.state;
   }
   m.last_local = c.params.op().locality == Locality::local;
-  Status st = m.last_local ? m.locals[local_slot(c.params)]->process(src, src_stride, pass_out, pass_stride, s, temporal)
-                           : m.global->process(src, src_stride, pass_out, pass_stride, s, temporal);
+  Status st;
+  if (m.last_local) {
+    st = m.locals[local_slot(c.params)]->process(src, src_stride, pass_out, pass_stride, s, temporal, c.part);
+  } else {  // the global pass reads a part's own rows only
+    FramePart own = c.part;
+    if (own.context_above) {
+      const std::size_t row = src_stride ? src_stride : static_cast<std::size_t>(c.width) * input_pixel_bytes(m.operator_input());
+      src = static_cast<const unsigned char*>(src) + static_cast<std::size_t>(own.context_above) * row;
+    }
+    own.context_above = own.context_below = 0;
+    st = m.global->process(src, src_stride, pass_out, pass_stride, s, temporal, own);
+  }
   if (!st.ok()) return st;
   if (m.encode) {
     const core::ColourSettings cs = core::make_colour_settings(c.params);
@@ -399,6 +427,7 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
     return invalid_argument(
         "ToneMapper::process_surfaces: needs scene-linear BT.709 input and an interleaved u8 x 4 (RGBA8) output");
   if (!input_surface || !output_surface) return invalid_argument("ToneMapper::process_surfaces: null surface");
+  if (c.part.active()) return unsupported("ToneMapper::process_surfaces: a frame part (several GPUs) has no surface path");
   if (c.temporal && !(dt >= 0.0 && dt < 1e6))
     return invalid_argument("ToneMapper::process_surfaces: time step " + std::to_string(dt) + " s is not in [0, 1e6)");
   cudaStream_t s = stream;
@@ -433,7 +462,7 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
       TK_CUDA_CHECK(cudaMemcpyAsync(m.surface_slot, &output_surface, sizeof output_surface, cudaMemcpyHostToDevice, s));
       m.surface_in_slot = output_surface;
     }
-    if (Status st = m.locals[local_slot(c.params)]->process(src, 0, nullptr, 0, s, temporal, m.surface_slot); !st.ok())
+    if (Status st = m.locals[local_slot(c.params)]->process(src, 0, nullptr, 0, s, temporal, FramePart{}, m.surface_slot); !st.ok())
       return st;
   } else {  // fallback: the global map kernel stores row pointers
     if (!m.surface_out) TK_CUDA_CHECK(cudaMalloc(&m.surface_out, static_cast<std::size_t>(c.width) * c.height * 4));
@@ -465,7 +494,8 @@ Status ToneMapper::set_glare(const GlareParams& glare) {
   Impl& m = *impl_;
   const GlareParams previous = m.cfg.glare;
   m.cfg.glare = glare;
-  Status s = m.configure_glare();
+  Status s = check_part(m.cfg);
+  if (s.ok()) s = m.configure_glare();
   if (s.ok()) s = m.ensure_pass(nullptr);  // the operator pass may now read the float copy
   if (!s.ok()) m.cfg.glare = previous;
   return s;

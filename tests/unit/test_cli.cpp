@@ -224,6 +224,35 @@ TEST_F(Cli, CudaBackendWithoutDeviceFailsCleanly) {
   expect_failure("map in.exr out.png --backend cuda", 2, "cuda");
 }
 
+// --devices spreads a batch over GPUs (one mapping thread per device): the files are the
+// single-device run's; bad lists are usage errors with no output.
+TEST_F(Cli, MapDevices) {
+  expect_failure("map in.exr out.png --backend cpu --devices 0", 1, "cuda backend");
+  if (!cuda_available()) {
+    expect_failure("map in.exr out.png --devices 0", 1, "cuda backend");  // auto resolved to cpu
+    return;
+  }
+  expect_failure("map in.exr out.png --backend cuda --devices 0,0", 1, "listed twice");
+  expect_failure("map in.exr out.png --backend cuda --devices 99", 1, "does not exist");
+  expect_failure("map in.exr out.png --backend cuda --devices 0,x", 1, "device numbers");
+  std::string all = "0";
+  for (int d = 1; d < cuda_device_count(); ++d) all += "," + std::to_string(d);
+  std::string inputs;
+  for (int i = 0; i < 5; ++i) {
+    fs::copy_file(dir_ / "in.exr", dir_ / ("f" + std::to_string(i) + ".exr"));
+    inputs += " f" + std::to_string(i) + ".exr";
+  }
+  ASSERT_EQ(run("map" + inputs + " -o one/{name}.png --backend cuda --op reinhard-sat").code, 0);
+  const RunResult spread = run("map" + inputs + " -o many/{name}.png --backend cuda --op reinhard-sat --devices " + all);
+  ASSERT_EQ(spread.code, 0) << spread.err;
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "f" + std::to_string(i) + ".png";
+    const std::string a = slurp(dir_ / "one" / name), b = slurp(dir_ / "many" / name);
+    EXPECT_FALSE(a.empty()) << name;
+    EXPECT_TRUE(a == b) << name << " on devices " << all;
+  }
+}
+
 // The glare runs on the mapping's backend (cuda_apply_glare for --backend cuda): without a
 // device, one clear error and no output, as for any cuda run; with one, it agrees with the CPU.
 TEST_F(Cli, CudaBackendGlare) {

@@ -547,6 +547,39 @@ TEST_F(StreamCli, CudaBackendMatchesTheReference) {
   }
 }
 
+// --devices splits each frame over the GPUs (MultiGpuToneMapper): the stream's bytes are the one-GPU
+// stream's, temporal adaptation included; what it cannot split is refused with the reason.
+TEST_F(StreamCli, DevicesSplitFramesOverGpus) {
+  for (int i = 1; i <= 6; ++i) {
+    Image image(256, 160, 3);
+    for (int y = 0; y < 160; ++y)
+      for (int x = 0; x < 256; ++x)
+        for (int c = 0; c < 3; ++c) image.row(y)[3 * x + c] = scene_value(i, x % kW, y % kH, c) * (i == 4 ? 50.0f : 1.0f);
+    char name[32];
+    std::snprintf(name, sizeof name, "shot.%04d.exr", i);
+    ASSERT_TRUE(io::write_exr((dir_ / name).string(), image, false).ok());
+  }
+  if (!cuda_available()) {
+    expect_failure("shot.%04d.exr out.rgba --output-format rgba --devices 0", "cuda backend", "out.rgba");
+    return;
+  }
+  std::string all = "0";
+  for (int d = 1; d < cuda_device_count(); ++d) all += "," + std::to_string(d);
+  for (const char* op : {"reinhard", "reinhard-sat"}) {
+    const std::string common = std::string(" --output-format rgba --backend cuda --temporal --op ") + op;
+    ASSERT_EQ(sh("$T stream shot.%04d.exr one.rgba" + common).code, 0) << op;
+    const ShellRun split = sh("$T stream shot.%04d.exr many.rgba --devices " + all + common);
+    ASSERT_EQ(split.code, 0) << op << ": " << split.err;
+    const Bytes one = file("one.rgba"), many = file("many.rgba");
+    EXPECT_EQ(one.size(), std::size_t(6) * 256 * 160 * 4) << op;
+    EXPECT_TRUE(one == many) << op << " on devices " << all;
+  }
+  if (cuda_device_count() > 1) {
+    ASSERT_EQ(sh("$T synth night-drive seq.y4m --frames 2 --size 131x150").code, 0);
+    expect_failure("seq.y4m split.yuv --backend cuda --devices 0,1", "splits each frame", "split.yuv");
+  }
+}
+
 // `tonekit demo` shows the sequence per frame and with --temporal, with the key plot.
 TEST_F(StreamCli, DemoShowsTheSequence) {
   const ShellRun r = sh("$T demo --out d --size 32x18 --repeat 1 --scenes gradient-ramp --sequence-frames 12 --backend cpu > /dev/null");

@@ -14,6 +14,8 @@
 //    clamped to the nearest interior window; core::drago_local_ld<float>;
 //  - colour and output: core::reconstruct_channel, encode_srgb / encode_gamma, core::quantise
 //    (the CPU's store_chunk maths; the GPU's powf differs from libmvec's by an ulp or two).
+#include <atomic>
+
 #include "core/colour.hpp"
 #include "core/colour_parts.hpp"
 #include "cuda/check.hpp"
@@ -197,20 +199,24 @@ __device__ __forceinline__ float encode_fast(float v, float gamma, float inv_gam
 }
 using cuda::kMinLuminance;
 
+// y: the row of the input (a frame part's rows outside [out_row_begin, out_row_end) are not
+// stored; callers that skip them pass kGuard false). `a.out` points at row 0 of the input's rows.
+template <bool kGuard = true>
 __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y, float r, float g, float b, float al,
                                          float lw, float ld, std::uint32_t row_seed) {
+  if (kGuard && (y < a.out_row_begin || y >= a.out_row_end)) return;  // a frame part's context row
   if (a.out_code == 0 && a.saturation == 1.0f && a.gamma == 0.0f && a.dither) {
     // The default output (8-bit sRGB, dithered, saturation 1), as the global map kernel's default
     // path (cuda/encode_fast.cuh): c * (L_d / L_w) with the ratio once per pixel on the SFU, one
     // dither hash per pixel, no conversion-pipe rounding, one 4-byte store for RGBA
     // (bench/LOCAL_NOTES.md v3: this epilogue was most of every local map kernel).
     const float k = lw >= cuda::kMinLuminance ? ld * cuda::rcp_approx(lw) : 0.0f;
-    const std::uint32_t sums = cuda::dither_sums(core::dither_pixel_hash(x, row_seed));  // row_seed: core::dither_row_seed(y)
+    const std::uint32_t sums = cuda::dither_sums(core::dither_pixel_hash(x, row_seed));  // row_seed: core::dither_row_seed(frame row)
     const unsigned c0 = cuda::srgb8_dither_word(r * k, cuda::dither_offset256_from_sums(sums, 0));
     const unsigned c1 = cuda::srgb8_dither_word(g * k, cuda::dither_offset256_from_sums(sums, 1));
     const unsigned c2 = cuda::srgb8_dither_word(b * k, cuda::dither_offset256_from_sums(sums, 2));
     if (a.out_surface) {  // a mapped RGBA8 texture (uniform branch: the kernel's argument; the handle an L1 hit)
-      surf2Dwrite(cuda::pack_bytes(c0, c1, c2, cuda::alpha8_word(al)), __ldg(a.out_surface), 4 * x, y);
+      surf2Dwrite(cuda::pack_bytes(c0, c1, c2, cuda::alpha8_word(al)), __ldg(a.out_surface), 4 * x, y - a.out_row_begin);
       return;
     }
     unsigned char* p = a.out + static_cast<std::size_t>(y) * a.out_stride + static_cast<std::size_t>(x) * a.out_channels;
@@ -248,11 +254,12 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
     unsigned codes[4];
     for (int c = 0; c < 3; ++c) {
       const float e = encode_fast(v[c], a.gamma, inv_gamma);
-      codes[c] = core::quantise<float>(e, kMax, a.dither != 0, x, y, c);
+      codes[c] = core::quantise<float>(e, kMax, a.dither != 0, x, y + a.dither_row0, c);
     }
-    codes[3] = core::quantise<float>(al, kMax, false, x, y, 3);
+    codes[3] = core::quantise<float>(al, kMax, false, x, y + a.dither_row0, 3);
     if (a.out_surface) {  // u8 x 4 only (ToneMapper::process_surfaces checks)
-      surf2Dwrite(codes[0] | codes[1] << 8 | codes[2] << 16 | codes[3] << 24, __ldg(a.out_surface), 4 * x, y);
+      surf2Dwrite(codes[0] | codes[1] << 8 | codes[2] << 16 | codes[3] << 24, __ldg(a.out_surface), 4 * x,
+                  y - a.out_row_begin);
       return;
     }
     if (a.out_code == 0) {
@@ -360,7 +367,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
       v1 = search_levels<false>(lum, s.scales, s.epsilon, a, tscale, box);
     }
     const float ld = core::reinhard_local_ld(lum, v1);
-    local_store(a, x, y, r, g, b, al, lw, ld, core::dither_row_seed(y));
+    local_store(a, x, y, r, g, b, al, lw, ld, core::dither_row_seed(y + a.dither_row0));
     return;
   } else {
     if (x >= w || y >= h) return;
@@ -410,7 +417,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
       }
       ld = core::reinhard_local_ld(lum, v1);
     }
-    local_store(a, x, y, r, g, b, al, lw, ld, core::dither_row_seed(y));
+    local_store(a, x, y, r, g, b, al, lw, ld, core::dither_row_seed(y + a.dither_row0));
   }
 }
 
@@ -578,8 +585,9 @@ __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::
   // the frame in L2 (its evict-first loads spare the last 45 % of the L2's size, for the global
   // map kernel, which also runs backwards), so the first waves stage from L2 (H100, 4K: -1 %).
   const int x0 = static_cast<int>(gridDim.x - 1 - blockIdx.x) * TW, y0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * TH;
+  if (y0 + TH <= a.out_row_begin || y0 >= a.out_row_end) return;  // a tile of a frame part's context rows only
   const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
-  if (tid < TH) row_seeds[tid] = core::dither_row_seed(y0 + tid);  // visible after the barriers below
+  if (tid < TH) row_seeds[tid] = core::dither_row_seed(y0 + tid + a.dither_row0);  // visible after the barriers below
   // One 8- / 16-byte load per pixel when the base and the stride allow it (uniform per frame).
   const bool vec = (reinterpret_cast<std::uintptr_t>(a.in) % In::bytes) == 0 && a.in_stride % In::bytes == 0 &&
                    (In::bytes == 8 || In::bytes == 16);
@@ -628,10 +636,17 @@ __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::
 template <class In, int TW, int TH>
 Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
   using D = TileDims<TW, TH>;
-  static const cudaError_t attr = cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       static_cast<int>(D::kBytes));
-  TK_CUDA_CHECK(attr);
+  // The shared-memory limit is a per-device attribute of the function: set once per device (a bit
+  // per device; a process-wide once left a second GPU's launches invalid, issue 19).
+  static std::atomic<unsigned long long> allowed{0};
+  int device = 0;
+  TK_CUDA_CHECK(cudaGetDevice(&device));
+  const unsigned long long bit = device < 64 ? 1ull << device : 0ull;
+  if (!bit || !(allowed.load(std::memory_order_relaxed) & bit)) {
+    TK_CUDA_CHECK(cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(D::kBytes)));
+    allowed.fetch_or(bit, std::memory_order_relaxed);
+  }
   const dim3 block(32, D::kThreads / 32), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
   if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH>, grid, block, D::kBytes, s, true, a); !st.ok())
     return st;

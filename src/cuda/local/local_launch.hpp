@@ -48,6 +48,12 @@ struct LocalMapArgs {
   sat::TiledLayout tiled{};
   int tile_width = 32;               // reinhard-sat, tile-local tables: 32 x 32, 64 x 32 or 64 x 64 pixels per block
   int tile_height = 32;
+  // Rows [out_row_begin, out_row_end) of the input are stored (a frame part's context rows around
+  // them are read, not stored; out_row_end <= height), row y at out + y * out_stride: for a part,
+  // `out` is its output minus out_row_begin rows. The dither's row is y + dither_row0 (frame
+  // coordinates).
+  int out_row_begin = 0, out_row_end = 0;
+  int dither_row0 = 0;
   // The search's level constants, i + 1 < kMaxLocalScales, read from the kernel parameters (a
   // float64 immediate costs two moves per level): core::activity_offset(settings, i), which
   // depends on the parameters only (phi, key), so the host computes it as the CPU reference does,

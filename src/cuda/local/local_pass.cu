@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <string>
 
@@ -154,7 +155,7 @@ Result<std::unique_ptr<LocalPass>> LocalPass::create(const LocalPassConfig& conf
 }
 
 Status LocalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
-                                CUstream_st* stream, const core::TemporalControl& temporal,
+                                CUstream_st* stream, const core::TemporalControl& temporal, const FramePart& part,
                                 const unsigned long long* out_surface) {
   Impl& m = *impl_;
   const LocalPassConfig& c = m.cfg;
@@ -173,8 +174,26 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
   core::CurveParams curve{};  // the statistics pass derives (unused) linear constants too
   curve.temporal = temporal;
-  if (Status st = launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok())
+  if (part.context_above < 0 || part.context_below < 0 || part.context_above + part.context_below >= h)
+    return invalid_argument("ToneMapper: a frame part needs own rows between its context rows");
+  if (part.exchange) {  // one part of a frame: the own rows' totals, combined with the other parts'
+    FrameGeometry own = g;
+    own.in = g.in + static_cast<std::size_t>(part.context_above) * in_stride;
+    own.height = h - part.context_above - part.context_below;
+    own.total_groups = static_cast<long long>(own.groups_per_row) * own.height;
+    own.defer_finish = true;
+    if (Status st = launch_stats(StatsAlgorithm::fused, c.input, own, m.stats, m.frame, curve, nullptr, s); !st.ok())
+      return st;
+    StatsExchangeWords* x = &m.frame->exchange;
+    if (Status st = part.exchange->combine(x->sums, StatsExchangeWords::kSums, x->maxima, StatsExchangeWords::kMaxima, s);
+        !st.ok())
+      return st;
+    if (Status st = launch_finish_exchanged(m.frame, curve, nullptr, s); !st.ok()) return st;
+  } else if (part.context_above || part.context_below) {
+    return invalid_argument("ToneMapper: context rows belong to a frame part with an exchange");
+  } else if (Status st = launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok()) {
     return st;
+  }
   if (temporal.state)
     if (Status st = launch_temporal_step(m.frame, curve, nullptr, s); !st.ok()) return st;
   const int scales = m.lp.scales < 1 ? 1 : (m.lp.scales > core::kMaxLocalScales ? core::kMaxLocalScales : m.lp.scales);
@@ -190,7 +209,9 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   cuda_local::LocalMapArgs a;
   a.in = g.in;
   a.in_stride = in_stride;
-  a.out = static_cast<unsigned char*>(device_out);
+  // A part's output holds its own rows: row y of the input is row y - context_above there.
+  a.out = reinterpret_cast<unsigned char*>(reinterpret_cast<std::uintptr_t>(device_out) -
+                                           static_cast<std::uintptr_t>(part.context_above) * out_stride);
   a.out_stride = out_stride;
   a.out_surface = out_surface;
   a.width = w;
@@ -203,6 +224,9 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   a.settings = m.settings;
   a.tile_width = c.tile_width;
   a.tile_height = c.tile_height;
+  a.out_row_begin = part.context_above;
+  a.out_row_end = h - part.context_below;
+  a.dither_row0 = part.first_row - part.context_above;
   std::copy(std::begin(m.level_offset), std::end(m.level_offset), a.level_offset);
   std::copy(std::begin(m.level_inv_area), std::end(m.level_inv_area), a.level_inv_area);
   cuda_local::LocalPath path = cuda_local::LocalPath::gauss;

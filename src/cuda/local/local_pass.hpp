@@ -47,10 +47,12 @@ class LocalPass {
   LocalPass& operator=(const LocalPass&) = delete;
 
   // One frame, as ToneMapper::process (strides in bytes, 0 = packed; nullptr = default stream).
+  // `part`: a band of a frame spread over GPUs (tonekit::FramePart): the statistics of the own rows
+  // through part.exchange, the local adaptation over every row, the own rows stored.
   // out_surface non-null (device memory holding a cudaSurfaceObject_t of an RGBA8 array; u8 x 4
   // output only): the map kernel writes through it and device_out is not used (may be null).
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out, std::size_t out_stride_bytes,
-                 CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {},
+                 CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {}, const FramePart& part = {},
                  const unsigned long long* out_surface = nullptr);
   // Parameters of the same operator for the next frame (no allocation).
   Status set_params(const Params& params);

@@ -1,0 +1,76 @@
+// The split of a frame over several GPUs (tonekit/multi_gpu.hpp, issue 19), host side: the bands
+// cover the frame once, top to bottom, on aligned boundaries, with the context each operator
+// reads (clipped at the frame's edges); and the context rows per operator.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tonekit/multi_gpu.hpp"
+
+namespace tonekit {
+namespace {
+
+int context_of(const char* op) {
+  Result<Params> p = prepare_params(op);
+  EXPECT_TRUE(p.ok()) << op;
+  return p.ok() ? operator_context_rows(*p) : -1;
+}
+
+TEST(FrameBands, ContextRowsPerOperator) {
+  for (const OperatorDesc* op : all_operators())
+    if (op->locality == Locality::global) EXPECT_EQ(context_of(op->id), 0) << op->id;
+  EXPECT_EQ(context_of("reinhard-sat"), 19);    // half the 39-pixel box
+  EXPECT_EQ(context_of("reinhard-local"), 27);  // ceil(4 sigma) of the largest Gaussian
+  EXPECT_EQ(context_of("drago-local"), 3);      // the default 7 x 7 window
+  Result<Params> wide = prepare_params("drago-local", {{"window", "31"}});
+  ASSERT_TRUE(wide.ok()) << wide.status().message();
+  EXPECT_EQ(operator_context_rows(*wide), 15);
+}
+
+TEST(FrameBands, CoverTheFrameOnAlignedBoundaries) {
+  for (int height : {64, 127, 128, 129, 1080, 2161, 4320, 8640, 17280})
+    for (int n : {1, 2, 3, 4, 8})
+      for (int context : {0, 19, 64, 100}) {
+        if (height < 64 * n) {
+          EXPECT_FALSE(plan_bands(height, std::vector<int>(n, 0), context).ok()) << height << " / " << n;
+          continue;
+        }
+        std::vector<int> devices;
+        for (int i = 0; i < n; ++i) devices.push_back(10 + i);
+        auto bands = plan_bands(height, devices, context);
+        ASSERT_TRUE(bands.ok()) << bands.status().message();
+        ASSERT_EQ(bands->size(), std::size_t(n));
+        const int rounded = (context + 63) / 64 * 64;
+        int next = 0, smallest = height, largest = 0;
+        for (int i = 0; i < n; ++i) {
+          const FrameBand& b = (*bands)[i];
+          const std::string where = std::to_string(height) + " rows, " + std::to_string(n) + " bands, band " + std::to_string(i);
+          EXPECT_EQ(b.device, 10 + i) << where;
+          EXPECT_EQ(b.first_row, next) << where;
+          EXPECT_EQ(b.first_row % 64, 0) << where;
+          EXPECT_GT(b.rows, 0) << where;
+          EXPECT_EQ(b.context_above, std::min(rounded, b.first_row)) << where;
+          EXPECT_EQ(b.context_below, std::min(rounded, height - b.first_row - b.rows)) << where;
+          EXPECT_EQ(b.input_first_row(), b.first_row - b.context_above);
+          EXPECT_LE(b.input_first_row() + b.input_rows(), height) << where;
+          next = b.first_row + b.rows;
+          smallest = std::min(smallest, b.rows);
+          largest = std::max(largest, b.rows);
+        }
+        EXPECT_EQ(next, height);
+        EXPECT_LE(largest - smallest, 64) << height << " rows over " << n;  // equal within one block
+      }
+}
+
+TEST(FrameBands, ClearErrors) {
+  EXPECT_EQ(plan_bands(1080, {}, 0).status().code(), StatusCode::invalid_argument);
+  EXPECT_EQ(plan_bands(1080, {0}, -1).status().code(), StatusCode::invalid_argument);
+  EXPECT_EQ(plan_bands(1080, {0}, 0, 0).status().code(), StatusCode::invalid_argument);
+  const Status few = plan_bands(100, {0, 1}, 0).status();
+  EXPECT_EQ(few.code(), StatusCode::invalid_argument);
+  EXPECT_NE(few.message().find("100 rows"), std::string::npos) << few.message();
+  EXPECT_TRUE(plan_bands(100, {0, 1}, 0, 32).ok());
+}
+
+}  // namespace
+}  // namespace tonekit

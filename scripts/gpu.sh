@@ -29,7 +29,7 @@ if [[ $MODE == multi ]]; then
   chmod +x .carry-m/bin/*
 fi
 export LD_LIBRARY_PATH=$PWD/${CARRY:-.carry}/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export TONEKIT_GPU_IMAGES=$PWD/${CARRY:-.carry}/images
+[[ -d $PWD/${CARRY:-.carry}/images ]] && export TONEKIT_GPU_IMAGES=$PWD/${CARRY:-.carry}/images  # real images when the bundle has them
 B=$PWD/${CARRY:-.carry}/bin
 status=0
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader || true

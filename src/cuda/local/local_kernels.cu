@@ -201,7 +201,9 @@ using cuda::kMinLuminance;
 
 // y: the row of the input (a frame part's rows outside [out_row_begin, out_row_end) are not
 // stored; callers that skip them pass kGuard false). `a.out` points at row 0 of the input's rows.
-template <bool kGuard = true>
+// kSurface false: the caller's kernel was instantiated for linear output only (the tile kernel's
+// default instantiation: the surface branch cost it registers, an 8-byte spill).
+template <bool kGuard = true, bool kSurface = true>
 __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y, float r, float g, float b, float al,
                                          float lw, float ld, std::uint32_t row_seed) {
   if (kGuard && (y < a.out_row_begin || y >= a.out_row_end)) return;  // a frame part's context row
@@ -215,7 +217,7 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
     const unsigned c0 = cuda::srgb8_dither_word(r * k, cuda::dither_offset256_from_sums(sums, 0));
     const unsigned c1 = cuda::srgb8_dither_word(g * k, cuda::dither_offset256_from_sums(sums, 1));
     const unsigned c2 = cuda::srgb8_dither_word(b * k, cuda::dither_offset256_from_sums(sums, 2));
-    if (a.out_surface) {  // a mapped RGBA8 texture (uniform branch: the kernel's argument; the handle an L1 hit)
+    if (kSurface && a.out_surface) {  // a mapped RGBA8 texture (uniform branch: the kernel's argument; the handle an L1 hit)
       surf2Dwrite(cuda::pack_bytes(c0, c1, c2, cuda::alpha8_word(al)), __ldg(a.out_surface), 4 * x, y - a.out_row_begin);
       return;
     }
@@ -257,7 +259,7 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
       codes[c] = core::quantise<float>(e, kMax, a.dither != 0, x, y + a.dither_row0, c);
     }
     codes[3] = core::quantise<float>(al, kMax, false, x, y + a.dither_row0, 3);
-    if (a.out_surface) {  // u8 x 4 only (ToneMapper::process_surfaces checks)
+    if (kSurface && a.out_surface) {  // u8 x 4 only (ToneMapper::process_surfaces checks)
       surf2Dwrite(codes[0] | codes[1] << 8 | codes[2] << 16 | codes[3] << 24, __ldg(a.out_surface), 4 * x,
                   y - a.out_row_begin);
       return;
@@ -523,7 +525,7 @@ __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int 
 
 // The block's pixels, kPx per thread: all loads first (coordinates clamped, so unconditional),
 // then the search and the store for the pixels inside the frame.
-template <class In, bool kVec, int TW, int TH, bool kAllScales>
+template <class In, bool kVec, int TW, int TH, bool kAllScales, bool kSurface>
 __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const core::LocalSettings& s, bool needed, int x0,
                                                 int y0, const double* tile, const std::uint32_t* row_seeds) {
   using D = TileDims<TW, TH>;
@@ -572,11 +574,11 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
     // L / (1 + V1) on the SFU (within 2 ulp). __fdividef returns 0 for a divisor above 2^126: the
     // divisor is capped there (V1 that large needs scaled luminance above 8e37, float input only).
     const float ld = __fdividef(lum, fminf(1.0f + v1, 0x1p126f));
-    local_store(a, x, y, r[k], g[k], b[k], alpha, lw, ld, row_seeds[py]);
+    local_store<true, kSurface>(a, x, y, r[k], g[k], b[k], alpha, lw, ld, row_seeds[py]);
   }
 }
 
-template <class In, int TW, int TH>
+template <class In, int TW, int TH, bool kSurface>
 __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::kMinBlocks) sat_tile_map_kernel(LocalMapArgs a) {
   using D = TileDims<TW, TH>;
   extern __shared__ double tile[];  // D::kRows x D::kPitch
@@ -625,16 +627,16 @@ __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::
   const bool needed = s.scales > 1 && s.epsilon > 0;  // block-uniform
   // The default 8 scales with no per-level bound check (block-uniform choice).
   if (s.scales == core::kMaxLocalScales) {
-    if (vec) map_tile_pixels<In, true, TW, TH, true>(a, s, needed, x0, y0, tile, row_seeds);
-    else map_tile_pixels<In, false, TW, TH, true>(a, s, needed, x0, y0, tile, row_seeds);
+    if (vec) map_tile_pixels<In, true, TW, TH, true, kSurface>(a, s, needed, x0, y0, tile, row_seeds);
+    else map_tile_pixels<In, false, TW, TH, true, kSurface>(a, s, needed, x0, y0, tile, row_seeds);
   } else {
-    if (vec) map_tile_pixels<In, true, TW, TH, false>(a, s, needed, x0, y0, tile, row_seeds);
-    else map_tile_pixels<In, false, TW, TH, false>(a, s, needed, x0, y0, tile, row_seeds);
+    if (vec) map_tile_pixels<In, true, TW, TH, false, kSurface>(a, s, needed, x0, y0, tile, row_seeds);
+    else map_tile_pixels<In, false, TW, TH, false, kSurface>(a, s, needed, x0, y0, tile, row_seeds);
   }
 }
 
-template <class In, int TW, int TH>
-Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
+template <class In, int TW, int TH, bool kSurface>
+Status launch_sat_tile_for(const LocalMapArgs& a, cudaStream_t s) {
   using D = TileDims<TW, TH>;
   // The shared-memory limit is a per-device attribute of the function: set once per device (a bit
   // per device; a process-wide once left a second GPU's launches invalid, issue 19).
@@ -643,15 +645,20 @@ Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
   TK_CUDA_CHECK(cudaGetDevice(&device));
   const unsigned long long bit = device < 64 ? 1ull << device : 0ull;
   if (!bit || !(allowed.load(std::memory_order_relaxed) & bit)) {
-    TK_CUDA_CHECK(cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    TK_CUDA_CHECK(cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH, kSurface>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(D::kBytes)));
     allowed.fetch_or(bit, std::memory_order_relaxed);
   }
   const dim3 block(32, D::kThreads / 32), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
-  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH>, grid, block, D::kBytes, s, true, a); !st.ok())
+  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH, kSurface>, grid, block, D::kBytes, s, true, a); !st.ok())
     return st;
   TK_CUDA_CHECK_LAUNCH("sat_tile_map_kernel");
   return {};
+}
+
+template <class In, int TW, int TH>
+Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
+  return a.out_surface ? launch_sat_tile_for<In, TW, TH, true>(a, s) : launch_sat_tile_for<In, TW, TH, false>(a, s);
 }
 
 template <class In>

@@ -286,6 +286,17 @@ struct ToneMapper::Impl {
     return ensure_pass(nullptr);
   }
 
+  // What the passes' statistics step reads for temporal adaptation (nothing when it is off).
+  core::TemporalControl temporal_control(double dt) const {
+    core::TemporalControl t;
+    if (cfg.temporal) {
+      t.params = cfg.temporal_params;
+      t.dt = dt;
+      t.state = state;
+    }
+    return t;
+  }
+
   Status sync() {
     if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
     return {};
@@ -382,12 +393,7 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
     }
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_end, s));
   }
-  core::TemporalControl temporal;
-  if (c.temporal) {
-    temporal.params = c.temporal_params;
-    temporal.dt = dt;
-    temporal.state = m.state;
-  }
+  const core::TemporalControl temporal = m.temporal_control(dt);
   m.last_local = c.params.op().locality == Locality::local;
   Status st;
   if (m.last_local) {
@@ -449,12 +455,7 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
       return st;
     src = m.surface_in;
   }
-  core::TemporalControl temporal;
-  if (c.temporal) {
-    temporal.params = c.temporal_params;
-    temporal.dt = dt;
-    temporal.state = m.state;
-  }
+  const core::TemporalControl temporal = m.temporal_control(dt);
   m.last_local = c.params.op().locality == Locality::local;
   if (m.last_local) {
     if (!m.surface_slot) TK_CUDA_CHECK(cudaMalloc(&m.surface_slot, sizeof(unsigned long long)));

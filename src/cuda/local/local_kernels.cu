@@ -578,8 +578,11 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
   }
 }
 
+// The surface instantiation (GL interop) is compiled for at least one block per SM (the linear
+// one for two at 64 x 64): within the linear one's register budget its surface store spilled.
 template <class In, int TW, int TH, bool kSurface>
-__global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::kMinBlocks) sat_tile_map_kernel(LocalMapArgs a) {
+__global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, kSurface ? 1 : TileDims<TW, TH>::kMinBlocks)
+    sat_tile_map_kernel(LocalMapArgs a) {
   using D = TileDims<TW, TH>;
   extern __shared__ double tile[];  // D::kRows x D::kPitch
   __shared__ std::uint32_t row_seeds[TH];  // the dither's row hashes, once per block

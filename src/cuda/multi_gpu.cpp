@@ -132,6 +132,14 @@ struct MultiGpuToneMapper::Impl {
     }
     go.notify_all();
     for (std::thread& t : workers) t.join();
+    // After a failed frame the other GPUs may wait in an all-reduce forever: abort the
+    // communicators (which ends their kernels) before waiting for the streams.
+    if (broken)
+      for (Band& b : bands)
+        if (b.exchange.comm) {
+          nccl().comm_abort(b.exchange.comm);
+          b.exchange.comm = nullptr;
+        }
     for (Band& b : bands) {
       cudaSetDevice(b.plan.device);
       if (b.stream) cudaStreamSynchronize(b.stream);
@@ -141,7 +149,7 @@ struct MultiGpuToneMapper::Impl {
       for (cudaEvent_t e : {b.start, b.end, b.exchange.before, b.exchange.after})
         if (e) cudaEventDestroy(e);
       if (b.stream) cudaStreamDestroy(b.stream);
-      if (b.exchange.comm) (broken ? nccl().comm_abort : nccl().comm_destroy)(b.exchange.comm);
+      if (b.exchange.comm) nccl().comm_destroy(b.exchange.comm);
     }
   }
 

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "frame_output.hpp"
 #include "interop/egl_context.hpp"
 #include "scene.hpp"
+#include "window.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/tonemap.hpp"
@@ -55,6 +57,9 @@ struct Options {
   int every = 1;
   bool quiet = false;
   double start = 0.0;
+  bool window = false;    // --window: a window is required
+  bool headless = false;  // --headless: never a window
+  bool vsync = false;
 };
 
 double median(std::vector<double> v) {
@@ -97,12 +102,32 @@ int run(const Options& o) {
   auto params = params_from_settings(o.op, settings);
   if (!params.ok()) return report(params.status());
 
+  // A window when a display exists (or --window), else the headless context. The window shows
+  // the frames scaled to fit 1920x1080.
   egl::EglContext gl;
-  if (Status s = gl.create(); !s.ok()) return report(s);
+  std::unique_ptr<night_drive::Window> window;
+  if (!o.headless && (o.window || night_drive::display_available())) {
+    const double fit = std::min({1.0, 1920.0 / W, 1080.0 / H});
+    auto w = night_drive::Window::open(std::max(1, int(W * fit)), std::max(1, int(H * fit)), "tonekit night_drive",
+                                       o.vsync);
+    if (w.ok()) {
+      window = std::move(w.value());
+      std::fprintf(stderr, "night_drive: window %dx%d on %s (close it, Escape or q to stop)\n", std::max(1, int(W * fit)),
+                   std::max(1, int(H * fit)), std::getenv("DISPLAY") ? std::getenv("DISPLAY") : "the default display");
+    } else if (o.window) {
+      return report(w.status());
+    } else {
+      std::fprintf(stderr, "night_drive: no window (%s): headless\n", w.status().message().c_str());
+    }
+  }
+  if (!window)
+    if (Status s = gl.create(); !s.ok()) return report(s);
+  const char* gl_renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  const std::string renderer = gl_renderer ? gl_renderer : "?";
   night_drive::Scene scene;
   if (Status s = scene.create(W, H); !s.ok()) return report(s);
   std::fprintf(stderr, "night_drive: %dx%d, GL %s, backend %s, %s, glare %.3g, temporal %s\n", W, H,
-               gl.renderer().c_str(), backend.c_str(), o.op.c_str(), o.glare.strength,
+               renderer.c_str(), backend.c_str(), o.op.c_str(), o.glare.strength,
                o.no_temporal || backend == "cpu" ? "off" : "on");  // the CPU mode maps each frame on its own
   night_drive::FrameOutput output;
   if (Status s = output.open(o.png, o.y4m, W, H, o.fps); !s.ok()) return report(s);
@@ -161,6 +186,7 @@ int run(const Options& o) {
   using clock = std::chrono::steady_clock;
   auto last = clock::now();
   // One frame; `timed`: timer queries, the ToneMapper's events and the frame's output.
+  bool closed = false;  // the window was closed: the run ends early
   auto one_frame = [&](int i, bool timed) -> Status {
     const double t = o.start + std::max(0, i - o.warmup) * dt;
     if (timed) render_timer.begin(i);
@@ -213,6 +239,14 @@ int run(const Options& o) {
     }
     if (write)
       if (Status s = output.write(rgba, (i - o.warmup) / o.every); !s.ok()) return s;
+    if (window) {  // GL commands after the pass's unmap: ordered after the tone map
+      unsigned shown = display;
+      if (backend == "cpu") glTextureSubImage2D(display, 0, 0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+      if (backend == "none") shown = scene.colour_texture();  // the HDR buffer, clipped
+      if (backend != "vulkan")
+        if (Status s = window->present(shown, W, H); !s.ok()) return s;
+      if (!window->open_still()) closed = true;
+    }
     if (timed) {
       const auto now = clock::now();
       const double frame_ms = std::chrono::duration<double, std::milli>(now - last).count();
@@ -233,7 +267,7 @@ int run(const Options& o) {
     }
     return {};
   };
-  for (int i = 0; i < total; ++i)
+  for (int i = 0; i < total && !closed; ++i)
     if (Status s = one_frame(i, true); !s.ok()) return report(s);
   double throughput_fps = 0.0;
   if (o.throughput > 0) {  // no timer queries, no event reads, no read-backs: the loop a display would run
@@ -248,7 +282,7 @@ int run(const Options& o) {
     cudaStreamSynchronize(stream);
 #endif
     const auto t0 = clock::now();
-    for (int i = 0; i < o.throughput; ++i)
+    for (int i = 0; i < o.throughput && !closed; ++i)
       if (Status s = one_frame(total + i, false); !s.ok()) return report(s);
     glFinish();
 #if TONEKIT_NIGHT_DRIVE_CUDA
@@ -296,6 +330,9 @@ int main(int argc, char** argv) {
   app.add_option("--y4m", o.y4m, "write frames as y4m (8-bit 4:2:0, BT.709 limited): a file or - for stdout");
   app.add_option("--every", o.every, "write every Nth frame")->capture_default_str();
   app.add_flag("--quiet", o.quiet, "no per-frame lines, the summary only");
+  app.add_flag("--window", o.window, "show the frames in a window (default when $DISPLAY is set; an error without one)");
+  app.add_flag("--headless", o.headless, "no window even when a display exists");
+  app.add_flag("--vsync", o.vsync, "the window swaps on the display's refresh (default off: the timings are the renderer's)");
   CLI11_PARSE(app, argc, argv);
   if (o.frames < 1 || o.fps < 1 || o.every < 1 || o.warmup < 0 || o.throughput < 0) {
     std::fprintf(stderr, "night_drive: --frames, --fps, --every must be >= 1 and --warmup, --throughput >= 0\n");

@@ -1,7 +1,7 @@
 // Several GPUs (issue 19): one frame split over 1..N GPUs (MultiGpuToneMapper, bands in each
 // GPU's memory: the video-wall mode) against the single-GPU ToneMapper on the whole frame, and a
 // batch of independent frames spread over 1..N GPUs. bench/MULTI_GPU_NOTES.md has the results.
-//   tonekit_multi_bench [--sizes 8K,16K] [--ops reinhard,reinhard-sat] [--frames 60] [--quick]
+//   tonekit_multi_bench [--sizes 8K,16K] [--ops reinhard,reinhard-sat,reinhard+glare] [--frames 60] [--quick]
 // Per-frame time: the median over `frames` frames of one frame's wall time from the first GPU's
 // launch to every GPU's completion (process + synchronize: latency), and the throughput time
 // (frames enqueued back to back, then one synchronize: wall / frames). The single GPU's time is
@@ -80,12 +80,18 @@ std::vector<__half> frame_pixels(int w, int h) {
   return px;
 }
 
-ToneMapperConfig config_for(const std::string& op, int w, int h) {
+// "op", or "op+glare": glare 0.1 at the default radius, as the night-drive renderer runs it (the
+// shared glare pyramid, split with the frame: per-row key sums and one level gathered per frame).
+ToneMapperConfig config_for(const std::string& spec, int w, int h) {
+  const std::string suffix = "+glare";
+  const bool glare = spec.size() > suffix.size() && spec.compare(spec.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string op = glare ? spec.substr(0, spec.size() - suffix.size()) : spec;
   ToneMapperConfig c;
   c.width = w;
   c.height = h;
   c.input = InputFormat::rgba_f16;
   c.output = {PixelType::u8, 4};
+  if (glare) c.glare.strength = 0.1;
   Result<Params> p = prepare_params(op);
   if (!p.ok()) {
     std::fprintf(stderr, "%s\n", p.status().message().c_str());
@@ -241,7 +247,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string sizes = "8K,16K", ops = "reinhard,reinhard-sat";
+  std::string sizes = "8K,16K", ops = "reinhard,reinhard-sat,reinhard+glare,reinhard-sat+glare";
   int frames = 60;
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
@@ -264,7 +270,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("devices: %d x %s\n", count, prop.name);
-  std::printf("%-6s %-13s %5s %10s %10s %10s %9s %8s %8s %7s\n", "size", "op", "gpus", "latency", "thruput", "1-gpu",
+  std::printf("%-6s %-18s %5s %10s %10s %10s %9s %8s %8s %7s\n", "size", "op", "gpus", "latency", "thruput", "1-gpu",
               "scaling", "exch_ms", "exch%", "floor%");
   for (const std::string& size : split_list(sizes)) {
     int w = 1920, h = 1080;
@@ -278,7 +284,7 @@ int main(int argc, char** argv) {
       const double one = one_gpu_ms(cfg, px, frames);
       for (int n = 1; n <= count; ++n) {
         const SplitResult r = split_ms(cfg, px, n, frames);
-        std::printf("%-6s %-13s %5d %10.4f %10.4f %10.4f %8.1f%% %8.4f %7.1f%% %6.1f%%\n", size.c_str(), op.c_str(), n,
+        std::printf("%-6s %-18s %5d %10.4f %10.4f %10.4f %8.1f%% %8.4f %7.1f%% %6.1f%%\n", size.c_str(), op.c_str(), n,
                     r.latency_ms, r.throughput_ms, one, 100.0 * one / (n * r.throughput_ms), r.exchange_ms,
                     r.total_ms > 0 ? 100.0 * r.exchange_ms / r.total_ms : 0.0, 100.0 * floor_one / n / r.throughput_ms);
       }

@@ -64,6 +64,8 @@ if [[ $MODE == bench || $MODE == all ]]; then
     timeout 200 "$B/tonekit_bench" --res 3840x2160 --op $op >"$OUT/bench_global_$op.txt" 2>&1 || status=1
     grep -E "^3840x2160 .* frame " "$OUT/bench_global_$op.txt" | head -12
   done
+  echo "== the renderer's post-process (reinhard-sat + temporal + glare 0.1, 4K and 8K)"
+  timeout 100 "$B/tonekit_local_bench" --glare 2>&1 | tee "$OUT/bench_glare.txt" | grep -E "^glare" || status=1
   echo "== local pipeline (4K half RGBA)"
   timeout 300 "$B/tonekit_local_bench" --ops --only "tile-local 64x64" >"$OUT/bench_local.txt" 2>&1 || status=1
   grep -E "^op|^stages" "$OUT/bench_local.txt" | head -20

@@ -7,6 +7,11 @@
 // maxima), so their sums do not depend on the split; the dither follows frame coordinates; the
 // bands start on multiples of 64 rows with 64-row multiples of context, so reinhard-sat's
 // tile-local tables see the same pixels as on one GPU.
+// Glare (pyramid methods): the glare's key from per-row log-sums gathered between the GPUs, the
+// shared glare pyramid's analysis on each band's rows up to the exchange level (up to 6: 63 rows
+// of context, glare_context_rows), that level gathered (~1 MB at 16K), the coarser levels and the
+// octaves' Gaussians on every GPU, the synthesis below it on each band's rows: the single GPU's
+// bytes too.
 // Temporal adaptation: every GPU steps its own copy of the state with the same combined
 // statistics and the same dt, so the copies stay identical (read_temporal_state checks it).
 // Video-wall mode: process() takes each band's buffers on its own GPU and leaves each band there;
@@ -39,6 +44,11 @@ struct FrameBand {
 // reinhard-sat: half its largest box (19); reinhard-local: its largest Gaussian radius (27);
 // drago-local: half its window. Host code: reads the registry.
 int operator_context_rows(const Params& params);
+// Rows beyond its own a part reads for the glare of a width x frame_height frame: the shared
+// glare pyramid's analysis steps up to the level the parts exchange (2^level - 1 rows, at most
+// 63); 0 when the glare is off. Errors: the glare's parameters (plan_glare), or a blur method
+// other than pyramid-* (only a shared pyramid splits: bench/MULTI_GPU_NOTES.md).
+Result<int> glare_context_rows(const GlareParams& glare, int width, int frame_height);
 
 // Equal bands of `height` rows for `devices` (top to bottom), their boundaries on multiples of
 // `align` rows, the context rows rounded up to a multiple of `align` and clipped at the frame's
@@ -47,7 +57,7 @@ Result<std::vector<FrameBand>> plan_bands(int height, const std::vector<int>& de
 
 struct MultiGpuConfig {
   // The whole frame (width, height, input, output, timings) and the look (params, temporal).
-  // Its `device` and `part` are set per band. Glare over a split frame is not supported yet.
+  // Its `device` and `part` are set per band. Glare splits when its blur method is a pyramid.
   ToneMapperConfig frame;
   std::vector<int> devices;  // one band per device, distinct (NCCL's rule), top to bottom
   // Context rows to plan for (>= the operator's own; more lets set_params switch to an operator

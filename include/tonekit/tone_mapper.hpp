@@ -14,6 +14,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 #include "tonekit/blur.hpp"
 #include "tonekit/image.hpp"
@@ -88,25 +89,45 @@ struct ToneMapperTuning {
 // same words of every other part: `sums` added (unsigned 64-bit, wrapping), `maxima` by unsigned
 // maximum. Every part calls it the same number of times in the same order (NCCL all-reduces;
 // tonekit::MultiGpuToneMapper's implementation).
+//
+// Glare over a split frame also calls gather_rows() (twice per frame: the key's per-row log-sums,
+// then one level of the glare pyramid): `rows` is a device array of `row_count` rows of
+// `row_bytes`, row r standing for the frame rows from r * 2^shift - offset; each part has filled
+// the rows owned_array_rows() gives it, and afterwards every part must hold every row (an
+// all-gather of the parts' row ranges, in place, on `stream`). The default refuses, so an
+// exchange without it serves frames without glare.
 class StatsExchange {
  public:
   virtual ~StatsExchange() = default;
   virtual Status combine(unsigned long long* sums, std::size_t sum_count, unsigned* maxima, std::size_t max_count,
                          CUstream_st* stream) = 0;
+  virtual Status gather_rows(void* rows, std::size_t row_bytes, int row_count, int shift, int offset,
+                             CUstream_st* stream);
 };
+
+// The rows [first, second) of gather_rows' array that the part owning frame rows [own_begin,
+// own_end) of a frame_height-row frame fills: those whose first frame row, r * 2^shift - offset,
+// falls in its own rows; the first part (own_begin 0) also takes the rows before the frame and
+// the last (own_end frame_height) those after it. The parts of a frame cover the array once.
+std::pair<int, int> owned_array_rows(int own_begin, int own_end, int frame_height, int shift, int offset,
+                                     int row_count);
 
 // This ToneMapper's part of a larger frame (a band of rows): the input holds context_above rows,
 // the part's own rows and context_below rows (ToneMapperConfig::height counts all of them); the
 // statistics cover the own rows only and go through `exchange`; local operators read the context
 // rows as the whole frame would give them; the output holds the own rows only. first_row is the
 // part's first own row in the whole frame: the dither follows frame coordinates, so the parts of
-// a frame give the whole frame's bytes. Parts take float / half RGB(A) scene-linear BT.709 input,
-// an interleaved output, and no glare (ToneMapper::create says so otherwise).
+// a frame give the whole frame's bytes. Parts take float / half RGB(A) scene-linear BT.709 input
+// and an interleaved output (ToneMapper::create says so otherwise); glare with a pyramid blur
+// method when frame_height is set and the exchange gathers rows.
 struct FramePart {
   int context_above = 0;
   int context_below = 0;
   int first_row = 0;
   StatsExchange* exchange = nullptr;  // nullptr: a whole frame (then the rest must be 0)
+  // Rows of the whole frame: needed with glare (its octaves and key are the whole frame's; the
+  // context rows must cover glare_context_rows, tonekit/multi_gpu.hpp). 0: unknown (no glare).
+  int frame_height = 0;
   bool active() const { return exchange || context_above || context_below || first_row; }
 };
 

@@ -31,6 +31,10 @@ void fft_convolve(const std::vector<const float*>& in, const std::vector<float*>
 // (in coarsest-level pixels) before going back up.
 void pyramid_blur(const float* in, float* out, int w, int h, blur_math::PyramidAnalysis analysis, int levels,
                   double coarse_sigma);
+// One pyramid step of pyramid_blur: fine (fw x fh) -> ((fw + 1) / 2 x (fh + 1) / 2) with the
+// analysis filter, and coarse (cw x ch) -> fine (fw x fh) with the B-spline synthesis; clamped.
+std::vector<float> pyramid_down(const float* fine, int fw, int fh, blur_math::PyramidAnalysis analysis);
+void pyramid_up(const float* coarse, int cw, int ch, float* fine, int fw, int fh);
 // A Gaussian of any sigma >= 0 whose discrete variance is sigma^2 (3 taps below kSmallSigma).
 void small_or_gaussian(const float* in, float* out, int w, int h, double sigma);
 

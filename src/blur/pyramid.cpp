@@ -79,6 +79,18 @@ void upsample(const Plane& c, float* fine, int fw, int fh) {
 
 }  // namespace
 
+std::vector<float> pyramid_down(const float* fine, int fw, int fh, blur_math::PyramidAnalysis analysis) {
+  return downsample(fine, fw, fh, analysis).v;
+}
+
+void pyramid_up(const float* coarse, int cw, int ch, float* fine, int fw, int fh) {
+  Plane c;
+  c.w = cw;
+  c.h = ch;
+  c.v.assign(coarse, coarse + static_cast<std::size_t>(cw) * ch);
+  upsample(c, fine, fw, fh);
+}
+
 void small_or_gaussian(const float* in, float* out, int w, int h, double sigma) {
   if (sigma <= 0.0) {
     std::copy(in, in + static_cast<std::size_t>(w) * h, out);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "blur/glare_pyramid.hpp"
 #include "core/local_settings.hpp"
 #include "tonekit/multi_gpu.hpp"
 
@@ -45,6 +46,34 @@ Result<std::vector<FrameBand>> plan_bands(int height, const std::vector<int>& de
     b.context_below = std::min(context, height - end);
   }
   return bands;
+}
+
+Status StatsExchange::gather_rows(void*, std::size_t, int, int, int, CUstream_st*) {
+  return unsupported("StatsExchange: this exchange does not gather rows (glare over a split frame needs it)");
+}
+
+std::pair<int, int> owned_array_rows(int own_begin, int own_end, int frame_height, int shift, int offset, int row_count) {
+  // Row r's first frame row is r * 2^shift - offset: the rows from ceil((f + offset) / 2^shift).
+  const long long unit = 1ll << shift;
+  auto first_row_at = [&](long long f) {
+    const long long v = f + offset;
+    const long long r = v >= 0 ? (v + unit - 1) / unit : -((-v) / unit);
+    return static_cast<int>(std::clamp<long long>(r, 0, row_count));
+  };
+  const int begin = own_begin <= 0 ? 0 : first_row_at(own_begin);
+  const int end = own_end >= frame_height ? row_count : first_row_at(own_end);
+  return {begin, std::max(begin, end)};
+}
+
+Result<int> glare_context_rows(const GlareParams& glare, int width, int frame_height) {
+  Result<std::vector<GlareOctave>> octaves = plan_glare(glare, width, frame_height);
+  if (!octaves.ok()) return octaves.status();
+  if (octaves->empty()) return 0;
+  blur_impl::GlarePyramid pyramid;
+  if (!blur_impl::plan_glare_pyramid(*octaves, width, frame_height, pyramid))
+    return unsupported("glare over a split frame needs a pyramid blur method (pyramid-quasi, pyramid-box2, pyramid-box4) "
+                       "and a radius of at least ~2.5 pixels; '" + glare.method + "' at this size does not split");
+  return (1 << blur_impl::glare_exchange_level(pyramid)) - 1;
 }
 
 }  // namespace tonekit

@@ -32,6 +32,7 @@ struct NcclApi {
   ncclResult_t (*comm_destroy)(ncclComm_t) = nullptr;
   ncclResult_t (*comm_abort)(ncclComm_t) = nullptr;
   ncclResult_t (*all_reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t) = nullptr;
+  ncclResult_t (*broadcast)(const void*, void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) = nullptr;
   ncclResult_t (*group_start)() = nullptr;
   ncclResult_t (*group_end)() = nullptr;
   const char* (*error_string)(ncclResult_t) = nullptr;
@@ -57,6 +58,7 @@ const NcclApi& nccl() {
     sym(a.comm_destroy, "ncclCommDestroy");
     sym(a.comm_abort, "ncclCommAbort");
     sym(a.all_reduce, "ncclAllReduce");
+    sym(a.broadcast, "ncclBroadcast");
     sym(a.group_start, "ncclGroupStart");
     sym(a.group_end, "ncclGroupEnd");
     sym(a.error_string, "ncclGetErrorString");
@@ -94,7 +96,29 @@ class NcclExchange final : public StatsExchange {
     recorded = true;
     return {};
   }
+  // Glare's row gathers: one broadcast per band (rank r sends the rows it owns, in place), grouped;
+  // every rank computes every band's rows by the same rule (owned_array_rows).
+  Status gather_rows(void* rows, std::size_t row_bytes, int row_count, int shift, int offset,
+                     CUstream_st* stream) override {
+    const NcclApi& api = nccl();
+    if (before && !recorded) TK_CUDA_CHECK(cudaEventRecord(before, stream));
+    TK_NCCL_CHECK(api.group_start(), "group start");
+    for (std::size_t r = 0; r < owners.size(); ++r) {
+      const auto [first, end] = owned_array_rows(owners[r].first, owners[r].second, frame_height, shift, offset, row_count);
+      if (end <= first) continue;
+      unsigned char* at = static_cast<unsigned char*>(rows) + static_cast<std::size_t>(first) * row_bytes;
+      TK_NCCL_CHECK(api.broadcast(at, at, static_cast<std::size_t>(end - first) * row_bytes, ncclUint8, static_cast<int>(r),
+                                  comm, stream),
+                    "broadcast (row gather)");
+    }
+    TK_NCCL_CHECK(api.group_end(), "group end");
+    if (after) TK_CUDA_CHECK(cudaEventRecord(after, stream));
+    recorded = true;
+    return {};
+  }
   bool recorded = false;  // the frame's first exchange started the timed span
+  std::vector<std::pair<int, int>> owners;  // every band's own frame rows, by rank
+  int frame_height = 0;
 };
 
 }  // namespace
@@ -225,10 +249,12 @@ struct MultiGpuToneMapper::Impl {
       if (d < 0 || d >= count)
         return invalid_argument("MultiGpuToneMapper: no device " + std::to_string(d) + " (" + std::to_string(count) +
                                 " present)");
-    const int needed = operator_context_rows(f.params);
+    const Result<int> glare_rows = glare_context_rows(f.glare, f.width, f.height);
+    if (!glare_rows.ok()) return Status(glare_rows.status().code(), "MultiGpuToneMapper: " + glare_rows.status().message());
+    const int needed = std::max(operator_context_rows(f.params), glare_rows.value());
     context = cfg.context_rows < 0 ? needed : cfg.context_rows;
     if (context < needed)
-      return invalid_argument("MultiGpuToneMapper: '" + std::string(f.params.op().id) + "' reads " +
+      return invalid_argument("MultiGpuToneMapper: '" + std::string(f.params.op().id) + "' (with its glare) reads " +
                               std::to_string(needed) + " context rows, more than the " + std::to_string(context) + " asked for");
     auto planned = plan_bands(f.height, cfg.devices, context, f.tuning.tile_height);
     if (!planned.ok()) return planned.status();
@@ -239,7 +265,11 @@ struct MultiGpuToneMapper::Impl {
     std::vector<ncclComm_t> comms(plans.size());
     TK_NCCL_CHECK(api.comm_init_all(comms.data(), static_cast<int>(comms.size()), cfg.devices.data()), "init");
     bands.resize(plans.size());
-    for (std::size_t i = 0; i < plans.size(); ++i) bands[i].exchange.comm = comms[i];
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      bands[i].exchange.comm = comms[i];
+      bands[i].exchange.frame_height = f.height;
+      for (const FrameBand& p : plans) bands[i].exchange.owners.emplace_back(p.first_row, p.first_row + p.rows);
+    }
     timings = f.timings;
     for (std::size_t i = 0; i < plans.size(); ++i) {
       Band& b = bands[i];
@@ -259,6 +289,7 @@ struct MultiGpuToneMapper::Impl {
       c.part.context_below = b.plan.context_below;
       c.part.first_row = b.plan.first_row;
       c.part.exchange = &b.exchange;
+      c.part.frame_height = f.height;
       auto m = ToneMapper::create(c);
       if (!m.ok()) return Status(m.status().code(), "GPU " + std::to_string(b.plan.device) + ": " + m.status().message());
       b.mapper = std::move(m.value());

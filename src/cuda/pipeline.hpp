@@ -15,8 +15,9 @@
 
 namespace tonekit::cuda {
 
-// A partial of the statistics reduction: block and grid totals keep the log-sum in double
-// (per-thread partials are float over at most 4 pixels, then added in double).
+// A partial of the statistics reduction: block and grid totals keep the log-sum in double, in log2
+// units (each group of 4 pixels' float sum rounded to 2^-kLogSumFracBits, then added in double:
+// exactly, see kLogSumFracBits).
 struct StatsPartial {
   double log_sum;
   float min, max, min_positive;
@@ -36,10 +37,13 @@ struct StatsAccumulator {
   unsigned log_sum_infinite;  // a block's log-sum was +Inf (a luminance rounded up to Inf): the total is +Inf
   unsigned ticket;
 };
-// |log-sum| <= 2^28 pixels (kMaxImagePixels) x 88.8 (ln FLT_MAX) < 2^35: 2^26 units keep it
-// below 2^61. Each block's rounding (<= 2^-27) moves the log-sum by less than 2^-27 x blocks:
-// the log-average of a 1-pixel frame by 7.5e-9 relative, of a 4K frame (660 blocks) by 6e-13.
+// The log-sum is kept in log2 units (natural log only in finalise_frame). |log-sum| <= 2^28
+// pixels (kMaxImagePixels) x 128 (log2 FLT_MAX) = 2^35: 2^26 units keep it below 2^61. Each
+// group of 4 pixels of a row is rounded to the unit (group_stats_values: <= 2^-27, 1.3e-9 in ln
+// units at worst), after which all sums are exact: the total does not depend on the split.
 constexpr int kLogSumFracBits = 26;
+constexpr float kLogSumScale = 67108864.0f;  // 2^kLogSumFracBits
+static_assert(kLogSumScale == static_cast<float>(1ull << kLogSumFracBits));
 
 // A frame part's statistics as StatsExchange::combine words (FramePart): the accumulator's fields
 // widened, with the part's pixel count, so that sums and maxima over the parts give the whole

@@ -23,6 +23,32 @@
 namespace tonekit::cuda {
 namespace {
 
+// The grid's total -> FrameStats and the frame's curve constants, on the device. Not inlined: a
+// whole frame (the statistics kernel's last block) and a frame split between GPUs (the finish
+// after the exchange) run the same machine code, so equal totals give equal constants bit for
+// bit (inlined, each caller's compilation may contract the double arithmetic differently).
+__device__ __noinline__ void finalise_frame(const StatsPartial& t, unsigned long long pixel_count, DeviceFrame* frame,
+                                               const core::CurveParams& params, const float* hist_table) {
+  FrameStats s;
+  s.pixel_count = pixel_count;
+  s.log_sum = t.log_sum * 0.69314718055994530942;  // log2 units (group_stats_values) -> ln
+  s.log_average = exp(s.log_sum / static_cast<double>(pixel_count));
+  s.min_luminance = t.min;
+  s.max_luminance = t.max;
+  s.min_positive_luminance = isfinite(t.min_positive) ? t.min_positive : 0.0;
+  s.nan_count = t.nan;
+  s.inf_count = t.inf;
+  s.negative_count = t.negative;
+  frame->stats = s;
+  core::CurveStats cs;
+  cs.log_average = s.log_average;
+  cs.min_luminance = s.min_luminance;
+  cs.max_luminance = s.max_luminance;
+  cs.min_positive_luminance = s.min_positive_luminance;
+  frame->curve = core::make_curve_settings_hd(params, cs, hist_table);
+}
+
+
 // 32-bit: a frame holds at most 2^28 pixels (kMaxImagePixels), 2^26 groups; a 64-bit division
 // here cost ~20 instructions per pixel (bench/NOTES.md v2).
 __device__ __forceinline__ void group_coords(unsigned g, unsigned groups_per_row, int& x, int& y) {
@@ -418,7 +444,10 @@ __global__ void __launch_bounds__(kStatsThreads, 2) stats_async_kernel(FrameGeom
 
 template <class In>
 bool bulk_applicable(const FrameGeometry& g) {
-  return g.in_stride == static_cast<std::size_t>(g.width) * In::bytes &&
+  // Whole groups per row too: the flat kernels' groups of 4 consecutive pixels are then the row
+  // kernel's, so the log-sum's per-group rounding (group_stats_values) is the same whichever
+  // kernel, or which part of a split frame, reads them.
+  return g.in_stride == static_cast<std::size_t>(g.width) * In::bytes && g.width % kGroup == 0 &&
          (reinterpret_cast<std::uintptr_t>(g.in) & 15u) == 0;
 }
 

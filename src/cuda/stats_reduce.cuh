@@ -50,7 +50,7 @@ __device__ __forceinline__ float log2_sfu(float x) {
 }
 
 // The statistics of one group of 4 pixels (those inside the row). The log terms (base 2) are
-// summed in float over the group (4 terms) and handed back in double, in natural-log units.
+// summed in float over the group (4 terms), quantised, and handed back in double, in log2 units.
 template <class In>
 __device__ __forceinline__ StatsPartial group_stats_values(const float (&v)[kGroup * In::channels], int x, int width) {
   constexpr int C = In::channels;
@@ -93,7 +93,16 @@ __device__ __forceinline__ StatsPartial group_stats_values(const float (&v)[kGro
       }
     }
   }
-  p.log_sum = static_cast<double>(log_sum) * 0.69314718055994530942;  // ln 2
+  // In log2 units, rounded here to a multiple of 2^-kLogSumFracBits (exact: a float times a power
+  // of two, then rintf, which moves only |sums| < 2^-2, by <= 2^-27), per group of 4 pixels of one
+  // row. Every later sum is exact: per thread and per block in double (multiples of 2^-26 below
+  // 2^27 in magnitude: 2^18 groups a block even at the extreme |sum| <= 4 x 128, ~1.6 M at the
+  // black floor's 4 x 19.9), the grid's in fixed point. Groups are the same 4 pixels whichever
+  // kernel reads the frame (the flat kernels take only rows of whole groups: bulk_applicable), so
+  // the frame's total does not depend on how its rows are shared between threads, blocks or GPUs:
+  // a frame split into parts (FramePart) gets the single GPU's key bit for bit. finalise_frame
+  // turns it into natural-log units.
+  p.log_sum = static_cast<double>(rintf(log_sum * kLogSumScale)) * (1.0 / kLogSumScale);
   return p;
 }
 
@@ -133,26 +142,5 @@ __device__ __forceinline__ StatsPartial block_reduce(StatsPartial p) {
   return p;
 }
 
-// The grid's total -> FrameStats and the frame's curve constants, on the device.
-__device__ __forceinline__ void finalise_frame(const StatsPartial& t, unsigned long long pixel_count, DeviceFrame* frame,
-                                               const core::CurveParams& params, const float* hist_table) {
-  FrameStats s;
-  s.pixel_count = pixel_count;
-  s.log_sum = t.log_sum;
-  s.log_average = exp(t.log_sum / static_cast<double>(pixel_count));
-  s.min_luminance = t.min;
-  s.max_luminance = t.max;
-  s.min_positive_luminance = isfinite(t.min_positive) ? t.min_positive : 0.0;
-  s.nan_count = t.nan;
-  s.inf_count = t.inf;
-  s.negative_count = t.negative;
-  frame->stats = s;
-  core::CurveStats cs;
-  cs.log_average = s.log_average;
-  cs.min_luminance = s.min_luminance;
-  cs.max_luminance = s.max_luminance;
-  cs.min_positive_luminance = s.min_positive_luminance;
-  frame->curve = core::make_curve_settings_hd(params, cs, hist_table);
-}
 
 }  // namespace tonekit::cuda

@@ -52,15 +52,6 @@ const char* dodge_variant_name(DodgeVariant v) {
 
 namespace {
 
-// Half RGBA -> float RGBA for the glare stage (which adds light in float, as the CPU does).
-__global__ void half_rgba_to_float(const unsigned char* in, std::size_t in_stride, int width, int height, float4* out) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-  if (x >= width || y >= height) return;
-  const __half* p = reinterpret_cast<const __half*>(in + static_cast<std::size_t>(y) * in_stride) + 4 * x;
-  out[static_cast<std::size_t>(y) * width + x] =
-      make_float4(__half2float(p[0]), __half2float(p[1]), __half2float(p[2]), __half2float(p[3]));
-}
-
 bool float_rgb(InputFormat f) {
   return f == InputFormat::rgb_f32 || f == InputFormat::rgba_f32 || f == InputFormat::rgba_f16;
 }
@@ -74,10 +65,6 @@ bool uses_glare(const GlareParams& g, int width, int height) {
   return g.strength > 0 && g.radius * (width > height ? width : height) >= 0.5;
 }
 
-// What the operator pass reads: the input itself, or the glare stage's float copy of it.
-InputFormat pass_input(InputFormat in, bool glare) {
-  return glare && in == InputFormat::rgba_f16 ? InputFormat::rgba_f32 : in;
-}
 
 // The LocalPass slot of a local operator (core::LocalKind; host code: the registry lookup).
 int local_slot(const Params& p) {
@@ -106,8 +93,13 @@ Status check_part(const ToneMapperConfig& c) {
                             std::to_string(p.context_below) + ")");
   if (needs_decode(c) || c.output_layout != OutputLayout::interleaved)
     return unsupported("ToneMapper: frame parts take float or half RGB(A) scene-linear BT.709 input and an interleaved output");
-  if (uses_glare(c.glare, c.width, c.height))
-    return unsupported("ToneMapper: glare over a frame split between GPUs is not supported (its bright pass and blurs see the whole frame)");
+  if (uses_glare(c.glare, c.width, p.frame_height > 0 ? p.frame_height : c.height)) {
+    if (p.frame_height <= 0)
+      return invalid_argument("ToneMapper: glare over a frame part needs FramePart::frame_height (its octaves and key are the whole frame's)");
+    if (static_cast<long long>(p.first_row) + c.height - p.context_above - p.context_below > p.frame_height)
+      return invalid_argument("ToneMapper: a frame part's own rows end below FramePart::frame_height (" +
+                              std::to_string(p.frame_height) + ")");
+  }
   return {};
 }
 
@@ -122,7 +114,7 @@ struct ToneMapper::Impl {
   std::unique_ptr<cuda::GlobalPass> global;
   std::array<std::unique_ptr<cuda::LocalPass>, 4> locals;  // by core::LocalKind
   std::unique_ptr<GlareEngine> glare;
-  float* glare_frame = nullptr;  // packed float copy of the input for the glare stage
+  void* glare_frame = nullptr;  // the input plus its glare, packed, in the input's format (half stays half)
   InputFormat glare_format = InputFormat::rgba_f32;
   TemporalState* state = nullptr;  // device
   // Video stages: the decoded scene-linear float RGB frame (+ its bad-pixel counts), the passes'
@@ -161,7 +153,8 @@ struct ToneMapper::Impl {
   }
 
   bool glare_on() const { return glare && glare->active(); }
-  InputFormat operator_input() const { return decode ? InputFormat::rgb_f32 : pass_input(cfg.input, glare_on()); }
+  // What the operator passes read: the input, its glared copy (in the input's format) or the decoded frame.
+  InputFormat operator_input() const { return decode ? InputFormat::rgb_f32 : cfg.input; }
   OutputFormat pass_output() const { return encode ? OutputFormat{PixelType::f32, 3} : cfg.output; }
 
   cuda::GlobalPassConfig global_config() const {
@@ -226,17 +219,26 @@ struct ToneMapper::Impl {
   }
 
   Status configure_glare() {
-    if (!uses_glare(cfg.glare, cfg.width, cfg.height)) {
+    const bool part = cfg.part.active() && cfg.part.frame_height > 0;
+    if (!uses_glare(cfg.glare, cfg.width, part ? cfg.part.frame_height : cfg.height)) {
       glare.reset();
       return {};
     }
-    glare_format = decode ? InputFormat::rgb_f32 : pass_input(cfg.input, true);
+    glare_format = decode ? InputFormat::rgb_f32 : cfg.input;
     GlareEngineConfig g;
     g.width = cfg.width;
     g.height = cfg.height;
     g.channels = glare_format == InputFormat::rgb_f32 ? 3 : 4;
+    g.half_frames = glare_format == InputFormat::rgba_f16;
     g.params = cfg.glare;
     g.device = cfg.device;
+    if (part) {  // the whole frame's glare on this band's rows (context rows included: the operator reads them)
+      g.frame_height = cfg.part.frame_height;
+      g.frame_row0 = cfg.part.first_row - cfg.part.context_above;
+      g.own_begin = cfg.part.context_above;
+      g.own_end = cfg.height - cfg.part.context_below;
+      g.exchange = cfg.part.exchange;
+    }
     if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
     const std::size_t before = free_bytes();
     auto engine = GlareEngine::create(g);
@@ -244,24 +246,15 @@ struct ToneMapper::Impl {
     glare = std::move(engine.value());
     // With a decode stage the glare adds its light to the decoded frame in place.
     if (!decode && !glare_frame)
-      TK_CUDA_CHECK(cudaMalloc(&glare_frame, stage_bytes(cfg.width, cfg.height, InputFormat::rgba_f32)));
+      TK_CUDA_CHECK(cudaMalloc(&glare_frame, stage_bytes(cfg.width, cfg.height, glare_format)));
     held_bytes += before - std::min(before, free_bytes());
     return {};
   }
 
-  // Copies (or widens) the input into the glare frame and adds the glare there.
+  // The glare frame = the input (widened to float) plus its glare: the glare stage reads the
+  // input where it lies and writes the sum once (no copy pass, GlareEngine::run with a source).
   Status run_glare(const void* in, std::size_t in_stride, cudaStream_t s) {
-    const std::size_t row = static_cast<std::size_t>(cfg.width) * input_pixel_bytes(cfg.input);
-    const std::size_t stride = in_stride ? in_stride : row;
-    if (cfg.input == InputFormat::rgba_f16) {
-      const dim3 block(256), grid((cfg.width + 255) / 256, cfg.height);
-      half_rgba_to_float<<<grid, block, 0, s>>>(static_cast<const unsigned char*>(in), stride, cfg.width, cfg.height,
-                                                reinterpret_cast<float4*>(glare_frame));
-      TK_CUDA_CHECK_LAUNCH("half_rgba_to_float");
-    } else {
-      TK_CUDA_CHECK(cudaMemcpy2DAsync(glare_frame, row, in, stride, row, cfg.height, cudaMemcpyDeviceToDevice, s));
-    }
-    return glare->run(glare_frame, s);
+    return glare->run(GlareSource{in, in_stride, cfg.input == InputFormat::rgba_f16}, glare_frame, s);
   }
 
   Status init() {
@@ -441,11 +434,11 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
   m.glare_ran = m.glare_on();
   if (m.glare_ran) {  // the glare stage's float copy reads the surface: no pass of its own
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_start, s));
-    if (Status st = cuda::launch_surface_to_linear(input_surface, c.input, c.width, c.height, m.glare_frame,
-                                                   InputFormat::rgba_f32, s);
+    if (Status st = cuda::launch_surface_to_linear(input_surface, c.input, c.width, c.height, m.glare_frame, c.input, s);
         !st.ok())
       return st;
-    if (Status st = m.glare->run(m.glare_frame, s); !st.ok()) return st;
+    if (Status st = m.glare->run(GlareSource{m.glare_frame, 0, c.input == InputFormat::rgba_f16}, m.glare_frame, s); !st.ok())
+      return st;
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_end, s));
     src = m.glare_frame;
   } else {  // fallback: the statistics pass reads row pointers, so the array is read into linear memory

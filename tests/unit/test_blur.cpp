@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "blur/blur_math.hpp"
+#include "blur/glare_pyramid.hpp"
+#include "blur/methods.hpp"
 #include "tonekit/blur.hpp"
 
 using namespace tonekit;
@@ -373,3 +376,126 @@ TEST(BlurGlare, PlanGlareSchedule) {
   p.octaves = 9;
   EXPECT_EQ(plan_glare(p, 100, 10).status().message(), "glare: octaves out of range [1, 8]");
 }
+
+// The glare's octaves on one shared pyramid (blur/glare_pyramid.hpp): one margin for all of them,
+// a multiple of 2^levels and at least every octave's own; the octaves' levels as their plans say.
+TEST(BlurGlare, SharedPyramidPlan) {
+  GlareParams p;
+  p.strength = 1.0;
+  auto octaves = plan_glare(p, 3840, 2160);
+  ASSERT_TRUE(octaves.ok());
+  blur_impl::GlarePyramid g;
+  ASSERT_TRUE(blur_impl::plan_glare_pyramid(*octaves, 3840, 2160, g));
+  ASSERT_EQ(g.octaves.size(), 3u);
+  EXPECT_EQ(g.pad % (1 << g.levels()), 0);
+  EXPECT_EQ(g.width, 3840 + 2 * g.pad);
+  EXPECT_EQ(g.height, 2160 + 2 * g.pad);
+  for (std::size_t k = 0; k < octaves->size(); ++k) {
+    EXPECT_GE(g.pad, blur_impl::clamped_border_padding((*octaves)[k].blur));
+    EXPECT_EQ(g.octaves[k].level, static_cast<int>(std::lround((*octaves)[k].blur.get("levels"))));
+    EXPECT_EQ(g.octaves[k].weight, (*octaves)[k].weight);
+  }
+  EXPECT_EQ(g.octaves[1].level, g.octaves[0].level + 1) << "sigma doubles: one level more";
+  EXPECT_EQ(g.levels(), g.octaves[2].level);
+  EXPECT_EQ(g.lw[0], (g.width + 1) / 2);
+  // Not shareable: another blur method, or an octave below one level (sigma 1.6 px).
+  p.method = "gaussian";
+  EXPECT_FALSE(blur_impl::plan_glare_pyramid(*plan_glare(p, 3840, 2160), 3840, 2160, g));
+  p.method = "pyramid-quasi";
+  p.radius = 0.01;
+  EXPECT_FALSE(blur_impl::plan_glare_pyramid(*plan_glare(p, 160, 90), 160, 90, g)) << "sigma 1.6: no level";
+}
+
+// The shared pyramid against the octaves run one by one (each a pyramid blur on its own padded
+// copy, the glare's algorithm before the shared pyramid): the same PSF, so the added light
+// agrees to the pyramids' own phase-dependent error (a few 0.1 % of the light); and both against
+// the exact Gaussians (method "gaussian", same octaves), which neither pyramid beats by much.
+TEST(BlurGlare, SharedPyramidMatchesTheOctavesOneByOne) {
+  const int w = 400, h = 240;
+  Image img(w, h, 3);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.05f, 0.5f);
+  for (float& v : img.pixels) v = u(rng);
+  const int lights[][2] = {{37, 41}, {200, 120}, {399, 5}, {310, 233}};
+  for (const auto& l : lights)
+    for (int dy = -2; dy <= 2; ++dy)
+      for (int dx = -2; dx <= 2; ++dx) {
+        const int x = std::clamp(l[0] + dx, 0, w - 1), y = std::clamp(l[1] + dy, 0, h - 1);
+        float* px = img.pixels.data() + (static_cast<std::size_t>(y) * w + x) * 3;
+        px[0] = 3000.0f, px[1] = 2000.0f, px[2] = 800.0f;
+      }
+  GlareParams p;
+  p.strength = 1.0;
+  // 0.02: the octaves' own margins (24, 48, 96) are aligned with the shared one's pyramid grid;
+  // 0.0237: they are not (the shared pyramid samples at another phase).
+  for (double radius : {0.0237, 0.02}) {
+  p.radius = radius;
+  {
+    blur_impl::GlarePyramid g;
+    auto octaves = plan_glare(p, w, h);
+    ASSERT_TRUE(octaves.ok() && blur_impl::plan_glare_pyramid(*octaves, w, h, g)) << "the shared path runs";
+    for (std::size_t k = 0; k < g.octaves.size(); ++k)
+      std::printf("[ glare    ] octave %zu: level %d, margin %d of the shared %d\n", k, g.octaves[k].level,
+                  blur_impl::clamped_border_padding((*octaves)[k].blur), g.pad);
+  }
+  Image shared = img;
+  ASSERT_TRUE(apply_glare(shared, p).ok());
+  // One by one, as apply_glare ran before the shared pyramid (and still runs for other methods).
+  auto one_by_one = [&](const std::string& method) {
+    GlareParams q = p;
+    q.method = method;
+    auto octaves = plan_glare(q, img);
+    EXPECT_TRUE(octaves.ok());
+    const float t = static_cast<float>(q.threshold * glare_log_average(img));
+    Image bright(w, h, 3), out = img;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i) {
+      const float* px = img.pixels.data() + i * 3;
+      const float k = blur_math::glare_bright_factor(blur_math::pixel_luminance(px, 3), t);
+      for (int c = 0; c < 3; ++c) bright.pixels[i * 3 + c] = blur_math::glare_bright_sample(k, px[c]);
+    }
+    for (const GlareOctave& o : *octaves) {
+      auto b = blur(bright, o.blur);
+      EXPECT_TRUE(b.ok());
+      for (std::size_t i = 0; i < out.pixels.size(); ++i)
+        out.pixels[i] = blur_math::glare_accumulate(out.pixels[i], o.weight, b->pixels[i]);
+    }
+    return out;
+  };
+  const Image separate = one_by_one("pyramid-quasi"), exact = one_by_one("gaussian");
+  // Relative L1 of the added light, and the worst pixel against the largest added value.
+  auto error = [&](const Image& a, const Image& ref) {
+    double diff = 0.0, total = 0.0, worst = 0.0, peak = 0.0;
+    for (std::size_t i = 0; i < img.pixels.size(); ++i) {
+      const double ga = a.pixels[i] - img.pixels[i], gr = ref.pixels[i] - img.pixels[i];
+      diff += std::fabs(ga - gr);
+      total += std::fabs(gr);
+      worst = std::max(worst, std::fabs(ga - gr));
+      peak = std::max(peak, std::fabs(gr));
+    }
+    return std::make_pair(diff / total, worst / peak);
+  };
+  const auto [l1_sep, worst_sep] = error(shared, separate);
+  const auto [l1_exact, worst_exact] = error(shared, exact);
+  const auto [l1_old, worst_old] = error(separate, exact);
+  std::printf("[ glare    ] shared vs one by one: L1 %.4g worst %.4g; vs exact Gaussians: shared L1 %.4g worst %.4g, "
+              "one by one L1 %.4g worst %.4g\n", l1_sep, worst_sep, l1_exact, worst_exact, l1_old, worst_old);
+  EXPECT_LT(l1_sep, 0.02);
+  EXPECT_LT(worst_sep, 0.02);
+  EXPECT_LT(l1_exact, 1.5 * l1_old + 0.005) << "the shared pyramid approximates the Gaussians as well as before";
+  EXPECT_LT(worst_exact, 1.5 * worst_old + 0.005);
+  }
+  // Alpha and non-colour channels untouched; the light added is positive everywhere a light shines.
+  Image rgba(w, h, 4);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i) {
+    for (int c = 0; c < 3; ++c) rgba.pixels[i * 4 + c] = img.pixels[i * 3 + c];
+    rgba.pixels[i * 4 + 3] = 0.25f;
+  }
+  Image shared = img;
+  ASSERT_TRUE(apply_glare(shared, p).ok());
+  ASSERT_TRUE(apply_glare(rgba, p).ok());
+  for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i) {
+    ASSERT_EQ(rgba.pixels[i * 4 + 3], 0.25f);
+    for (int c = 0; c < 3; ++c) ASSERT_EQ(rgba.pixels[i * 4 + c], shared.pixels[i * 3 + c]) << "RGBA = RGB";
+  }
+}
+

@@ -72,5 +72,52 @@ TEST(FrameBands, ClearErrors) {
   EXPECT_TRUE(plan_bands(100, {0, 1}, 0, 32).ok());
 }
 
+// gather_rows' ownership rule: the parts of a frame cover the array once, in order, whatever the
+// split; a row belongs to the part holding its first frame row (rows before/after the frame: the
+// first/last part).
+TEST(FrameBands, OwnedArrayRowsCoverTheArrayOnce) {
+  struct Geometry { int height, shift, offset, rows; };
+  const Geometry cases[] = {{257, 0, 0, 257}, {8640, 6, 2048, (8640 + 2 * 2048 + 63) / 64}, {1001, 3, 40, 140},
+                            {333, 2, 5, 90}, {64, 6, 64, 3}};
+  for (const Geometry& g : cases)
+    for (int parts : {1, 2, 3, 4, 7}) {
+      if (g.height < parts) continue;
+      int next = 0;
+      for (int p = 0; p < parts; ++p) {
+        const int f0 = g.height * p / parts, f1 = g.height * (p + 1) / parts;
+        const auto [a, b] = owned_array_rows(f0, f1, g.height, g.shift, g.offset, g.rows);
+        EXPECT_EQ(a, next) << "height " << g.height << " parts " << parts << " part " << p;
+        EXPECT_LE(a, b);
+        for (int r = a; r < b; ++r) {  // each owned row's first frame row is the part's (or off the frame at its edge)
+          const long long first = (static_cast<long long>(r) << g.shift) - g.offset;
+          if (first >= 0 && first < g.height) {
+            EXPECT_GE(first, f0);
+            EXPECT_LT(first, f1);
+          } else {
+            EXPECT_TRUE((first < 0 && p == 0) || (first >= g.height && p == parts - 1));
+          }
+        }
+        next = b;
+      }
+      EXPECT_EQ(next, g.rows) << "height " << g.height << " parts " << parts;
+    }
+}
+
+TEST(FrameBands, GlareContextRows) {
+  GlareParams g;
+  EXPECT_EQ(glare_context_rows(g, 7680, 4320).value(), 0) << "glare off";
+  g.strength = 0.1;
+  const Result<int> r8k = glare_context_rows(g, 7680, 4320), r4k = glare_context_rows(g, 3840, 2160);
+  ASSERT_TRUE(r8k.ok() && r4k.ok());
+  EXPECT_EQ(r8k.value(), 31) << "8K: octaves from level 5";
+  EXPECT_EQ(r4k.value(), 15) << "4K: from level 4";
+  EXPECT_LE(glare_context_rows(g, 15360, 8640).value(), 63);
+  g.method = "gaussian";
+  EXPECT_EQ(glare_context_rows(g, 7680, 4320).status().code(), StatusCode::unsupported);
+  g.method = "pyramid-quasi";
+  g.radius = 0.9;
+  EXPECT_EQ(glare_context_rows(g, 7680, 4320).status().code(), StatusCode::invalid_argument);
+}
+
 }  // namespace
 }  // namespace tonekit

@@ -16,6 +16,10 @@
 struct CUstream_st;
 
 namespace tonekit {
+class StatsExchange;  // tonekit/tone_mapper.hpp
+}
+
+namespace tonekit {
 
 struct GlareEngineConfig {
   int width = 0;
@@ -25,6 +29,25 @@ struct GlareEngineConfig {
   int channels = 4;
   GlareParams params;
   int device = -1;  // -1: the current device
+  // Half RGBA frames in and out (run with a GlareSource; channels 4): the ToneMapper keeps a half
+  // input half through the glare, so its passes read 8 bytes a pixel, not 16.
+  bool half_frames = false;
+  // A band of a larger frame (the ToneMapper's FramePart; shared-pyramid methods only): the
+  // whole frame's rows, the frame row of this buffer's row 0, the buffer rows the part owns, and
+  // the exchange that gathers the key's rows and the exchange level's rows between the parts.
+  // frame_height 0: the buffer is the whole frame (the rest is ignored).
+  int frame_height = 0;
+  int frame_row0 = 0;
+  int own_begin = 0, own_end = 0;
+  StatsExchange* exchange = nullptr;
+};
+
+// A frame the glare reads: `channels` floats per pixel, or half RGBA (channels 4); rows `stride`
+// bytes apart (0: packed).
+struct GlareSource {
+  const void* data = nullptr;
+  std::size_t stride = 0;
+  bool half = false;
 };
 
 // What the last run computed on the device (read back for tests and logs).
@@ -43,6 +66,11 @@ class GlareEngine {
   // device_image: width x height pixels of `channels` floats, tightly packed; modified in place.
   // Asynchronous on `stream` (nullptr = the legacy default stream). A no-op when !active().
   Status run(float* device_image, CUstream_st* stream = nullptr);
+  // The same from a source frame into device_out (packed, the source's format: `channels`
+  // floats, or half RGBA with half_frames): the source is read where it lies (rows `stride` bytes
+  // apart) and never written unless it is device_out itself; no copy pass when the octaves share
+  // a pyramid. Half frames add the light in float and round once (saturating at 65504).
+  Status run(const GlareSource& in, void* device_out, CUstream_st* stream = nullptr);
 
   // False when the effect is off (strength 0 or radius * max(width, height) < 0.5): run() then
   // does nothing and nothing was allocated.

@@ -10,6 +10,7 @@
 // (src/cuda/blur/glare_gpu.cu), which is tested against this one.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "blur/blur_math.hpp"
 #include "blur/glare_pyramid.hpp"
@@ -159,9 +160,20 @@ Result<std::vector<GlareOctave>> plan_glare(const GlareParams& p, const Image& i
 double glare_log_average(const Image& image) {
   const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
   if (n == 0 || image.channels <= 0 || image.pixels.size() != n * image.channels) return 0.0;
+  // Per-row sums on the worker threads, then the rows in order (as the device sums its key):
+  // the same bits whatever the thread count.
+  std::vector<double> rows(static_cast<std::size_t>(image.height));
+  cpu::parallel_rows(image.height, [&](int, int y0, int y1) {
+    for (int y = y0; y < y1; ++y) {
+      const float* row = image.pixels.data() + static_cast<std::size_t>(y) * image.width * image.channels;
+      double sum = 0.0;
+      for (int x = 0; x < image.width; ++x)
+        sum += blur_math::glare_log_term(blur_math::pixel_luminance(row + static_cast<std::size_t>(x) * image.channels, image.channels));
+      rows[static_cast<std::size_t>(y)] = sum;
+    }
+  });
   double log_sum = 0.0;
-  for (std::size_t i = 0; i < n; ++i)
-    log_sum += blur_math::glare_log_term(blur_math::pixel_luminance(image.pixels.data() + i * image.channels, image.channels));
+  for (double r : rows) log_sum += r;
   return std::exp(log_sum / static_cast<double>(n));
 }
 
@@ -179,10 +191,12 @@ Status apply_glare(Image& image, const GlareParams& p) {
     std::vector<std::vector<float>> sums(colour);
     std::vector<float> bright(n);
     for (int ch = 0; ch < colour; ++ch) {
-      for (std::size_t i = 0; i < n; ++i) {
-        const float* px = image.pixels.data() + i * c;
-        bright[i] = blur_math::glare_bright_sample(blur_math::glare_bright_factor(blur_math::pixel_luminance(px, c), t), px[ch]);
-      }
+      cpu::parallel_rows(h, [&](int, int y0, int y1) {
+        for (std::size_t i = static_cast<std::size_t>(y0) * w; i < static_cast<std::size_t>(y1) * w; ++i) {
+          const float* px = image.pixels.data() + i * c;
+          bright[i] = blur_math::glare_bright_sample(blur_math::glare_bright_factor(blur_math::pixel_luminance(px, c), t), px[ch]);
+        }
+      });
       sums[ch] = glare_pyramid_channel(bright, w, h, shared);
     }
     add_glare_pyramid(image, sums, shared);

@@ -65,7 +65,6 @@ bool uses_glare(const GlareParams& g, int width, int height) {
   return g.strength > 0 && g.radius * (width > height ? width : height) >= 0.5;
 }
 
-
 // The LocalPass slot of a local operator (core::LocalKind; host code: the registry lookup).
 int local_slot(const Params& p) {
 #if !defined(__CUDA_ARCH__)

@@ -13,6 +13,7 @@
 // own non-finite samples may be non-finite (a NaN never spreads through the blur).
 // Every test that needs a device GTEST_SKIPs with the reason without one; the validation tests
 // need none (cuda_apply_glare and GlareEngine::create check parameters before the device).
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -79,7 +80,7 @@ struct Diff {
   double worst = 0.0;  // of |gpu - cpu| / scale
 };
 
-Diff compare(const Image& gpu, const Image& cpu, const Image& input) {
+Diff compare(const Image& gpu, const Image& cpu, const Image& input, double tolerance = kTolerance) {
   Diff d;
   for (std::size_t i = 0; i < cpu.pixels.size(); ++i) {
     const float g = gpu.pixels[i], r = cpu.pixels[i];
@@ -93,7 +94,7 @@ Diff compare(const Image& gpu, const Image& cpu, const Image& input) {
     const double scale = std::max({std::fabs(static_cast<double>(r)), std::fabs(static_cast<double>(input.pixels[i])), 1e-3});
     const double rel = std::fabs(static_cast<double>(g) - r) / scale;
     d.worst = std::max(d.worst, rel);
-    d.bad += rel > kTolerance;
+    d.bad += rel > tolerance;
   }
   return d;
 }
@@ -297,6 +298,84 @@ TEST(GpuGlare, ScratchAt4KStaysBelowOneGigabyte) {
   const std::size_t bytes = (*engine)->scratch_bytes();
   std::printf("[glare] 3840x2160 RGBA, default parameters: %.1f MB of scratch\n", bytes / 1e6);
   EXPECT_LT(bytes, std::size_t{1} << 30);
+}
+
+// The ToneMapper's sources (GlareEngine::run with a GlareSource): a half RGBA input with a row
+// stride, read where it lies and written once as half (half_frames), and a float RGBA input with a
+// stride into a packed float frame; for the shared pyramid and for a method run octave by octave
+// (copy, then in place, then narrowed to half). The CPU reference sees the half-rounded input and
+// its result is rounded to half (saturating at 65504) as the device rounds it: the tolerance is
+// one half ulp (2^-11 relative) on top of the float tolerance. The source is never written.
+TEST(GpuGlare, HalfAndStridedSourcesMatchCpu) {
+  REQUIRE_GPU();
+  const int w = 257, h = 129;
+  Image input = lamp_scene(w, h, 4, 41, true);
+  for (float& v : input.pixels) v = __half2float(__float2half(std::isfinite(v) ? std::clamp(v, -65504.0f, 65504.0f) : v));
+  auto to_half = [](float v) { return __half2float(__float2half(std::isfinite(v) ? std::clamp(v, -65504.0f, 65504.0f) : v)); };
+  for (const char* method : {"pyramid-quasi", "gaussian"}) {
+    const GlareParams p = glare(0.5, 0.02, 30.0, 3, method);
+    Image cpu = input;
+    ASSERT_TRUE(apply_glare(cpu, p).ok());
+    // Half, rows 64 bytes apart beyond their pixels.
+    {
+      const std::size_t row = std::size_t(w) * 8, stride = row + 64;
+      std::vector<unsigned char> host(stride * h, 0xEE);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w * 4; ++x) {
+          const __half hv = __float2half(input.pixels[std::size_t(y) * w * 4 + x]);
+          std::memcpy(host.data() + stride * y + 2 * x, &hv, 2);
+        }
+      void* src = nullptr;
+      void* out = nullptr;
+      CUDA_OK(cudaMalloc(&src, host.size()));
+      CUDA_OK(cudaMalloc(&out, row * h));
+      CUDA_OK(cudaMemcpy(src, host.data(), host.size(), cudaMemcpyHostToDevice));
+      CUDA_OK(cudaMemset(out, 0xFF, row * h));  // poisoned (NaN halves)
+      GlareEngineConfig cfg = config_for(input, p);
+      cfg.half_frames = true;
+      auto engine = GlareEngine::create(cfg);
+      ASSERT_TRUE(engine.ok()) << engine.status().message();
+      ASSERT_TRUE((*engine)->run(GlareSource{src, stride, true}, out, nullptr).ok());
+      EXPECT_EQ((*engine)->run(input.pixels.data(), nullptr).code(), StatusCode::invalid_argument) << "half engine, float call";
+      std::vector<__half> got(std::size_t(w) * h * 4);
+      std::vector<unsigned char> after(host.size());
+      CUDA_OK(cudaMemcpy(got.data(), out, row * h, cudaMemcpyDeviceToHost));
+      CUDA_OK(cudaMemcpy(after.data(), src, after.size(), cudaMemcpyDeviceToHost));
+      EXPECT_EQ(after, host) << "the source is read, not written";
+      cudaFree(src);
+      cudaFree(out);
+      Image gpu(w, h, 4), ref = cpu;
+      for (std::size_t i = 0; i < got.size(); ++i) gpu.pixels[i] = __half2float(got[i]);
+      for (float& v : ref.pixels) v = to_half(v);
+      const Diff d = compare(gpu, ref, input, kTolerance + std::ldexp(1.0, -11));
+      std::printf("[glare] half source, stride %zu, %-14s worst %.3g  non-finite %zu\n", stride, method, d.worst, d.non_finite);
+      EXPECT_EQ(d.bad, 0u) << method << ": worst " << d.worst;
+      EXPECT_EQ(d.mismatched_non_finite, 0u) << method;
+    }
+    // Float, rows 48 bytes apart beyond their pixels, into a packed float frame.
+    {
+      const std::size_t row = std::size_t(w) * 16, stride = row + 48;
+      std::vector<unsigned char> host(stride * h, 0xEE);
+      for (int y = 0; y < h; ++y) std::memcpy(host.data() + stride * y, input.pixels.data() + std::size_t(y) * w * 4, row);
+      void* src = nullptr;
+      float* out = nullptr;
+      CUDA_OK(cudaMalloc(&src, host.size()));
+      CUDA_OK(cudaMalloc(&out, row * h));
+      CUDA_OK(cudaMemcpy(src, host.data(), host.size(), cudaMemcpyHostToDevice));
+      CUDA_OK(cudaMemset(out, 0xFF, row * h));
+      auto engine = GlareEngine::create(config_for(input, p));
+      ASSERT_TRUE(engine.ok()) << engine.status().message();
+      ASSERT_TRUE((*engine)->run(GlareSource{src, stride, false}, out, nullptr).ok());
+      Image gpu(w, h, 4);
+      CUDA_OK(cudaMemcpy(gpu.pixels.data(), out, row * h, cudaMemcpyDeviceToHost));
+      cudaFree(src);
+      cudaFree(out);
+      const Diff d = compare(gpu, cpu, input);
+      std::printf("[glare] float source, stride %zu, %-14s worst %.3g  non-finite %zu\n", stride, method, d.worst, d.non_finite);
+      EXPECT_EQ(d.bad, 0u) << method << ": worst " << d.worst;
+      EXPECT_EQ(d.mismatched_non_finite, 0u) << method;
+    }
+  }
 }
 
 TEST(GpuGlare, HostStrengthZeroIsNoOpWithoutDevice) {

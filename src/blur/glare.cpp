@@ -50,6 +50,7 @@ bool plan_glare_pyramid(const std::vector<GlareOctave>& octaves, int width, int 
     out.lw.push_back(w);
     out.lh.push_back(h);
   }
+  if (out.levels() == 0) return false;  // a 1 x 1 padded frame (cannot happen with a margin > 0)
   for (const GlareOctave& o : octaves) {
     const int levels = static_cast<int>(std::lround(o.blur.get("levels")));
     out.octaves.push_back({std::min(levels, out.levels()), o.blur.get("coarse_sigma"), o.weight});

@@ -74,10 +74,11 @@ Result<std::unique_ptr<FrameMapper>> FrameMapper::create(const MapperSetup& s) {
     if (s.temporal) cfg.temporal_params = *s.temporal;
     if (s.devices.size() > 1) {
       const bool linear709 = s.colour.transfer == Transfer::linear && s.colour.primaries == Primaries::bt709;
-      if (!is_float_rgb(s.format) || !linear709 || cfg.output_layout != OutputLayout::interleaved || s.glare.strength > 0)
+      if (!is_float_rgb(s.format) || !linear709 || cfg.output_layout != OutputLayout::interleaved)
         return unsupported("--devices splits each frame over the GPUs: it takes scene-linear BT.709 float or half RGB(A) "
-                           "frames (EXR/HDR/PFM sequences, raw rgba_f16 or rgb_f32), an RGB/RGBA or image-sequence "
-                           "output and no glare; video layouts, PQ/HLG and YUV outputs run on one GPU");
+                           "frames (EXR/HDR/PFM sequences, raw rgba_f16 or rgb_f32) and an RGB/RGBA or image-sequence "
+                           "output (glare with its default pyramid blur splits too); video layouts, PQ/HLG and YUV "
+                           "outputs run on one GPU");
       MultiGpuConfig mc;
       mc.frame = cfg;
       mc.devices = s.devices;

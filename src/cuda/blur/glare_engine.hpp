@@ -1,9 +1,12 @@
 // GlareEngine (internal: the ToneMapper's glare stage, include/tonekit/tone_mapper.hpp):
 // apply_glare (tonekit/blur.hpp) as a fixed sequence of launches on one stream, in the style of
-// BlurEngine: create() validates through plan_glare (the CPU's validator: same errors), plans one
-// BlurEngine per octave and allocates all scratch once; run() adds the glare to one frame in
-// place with no allocation and no host synchronisation: the log-average luminance and the
-// threshold are reduced on the device and stay there.
+// BlurEngine: create() validates through plan_glare (the CPU's validator: same errors), plans the
+// shared glare pyramid (blur/glare_pyramid.hpp; pyramid methods) or one BlurEngine per octave
+// (other methods), and allocates all scratch once; run() adds the glare to one frame (in place, or
+// from a source into an output) with no allocation and no host synchronisation: the log-average
+// luminance and the threshold are reduced on the device and stay there. A band of a frame split
+// between GPUs (frame_height > 0) gathers the key's rows and one pyramid level through its
+// StatsExchange.
 #pragma once
 #include <cstddef>
 #include <memory>

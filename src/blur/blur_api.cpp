@@ -29,11 +29,6 @@ std::string number(double v) {
 }
 
 bool is_pyramid(std::string_view id) { return id.substr(0, 8) == "pyramid-"; }
-PyramidAnalysis analysis_of(std::string_view id) {
-  if (id == "pyramid-box2") return PyramidAnalysis::box2;
-  if (id == "pyramid-box4") return PyramidAnalysis::box4;
-  return PyramidAnalysis::quasi;
-}
 
 void set_value(BlurPlan& p, const std::string& name, double v) {
   for (auto& [n, value] : p.values)
@@ -67,7 +62,7 @@ int support_radius(const BlurPlan& p) {
   const std::string_view id = p.method->id;
   double s = p.sigma;
   if (is_pyramid(id)) {
-    const double reached = blur_math::pyramid_sigma(analysis_of(id), geti(p, "levels"));
+    const double reached = blur_math::pyramid_sigma(blur_impl::pyramid_analysis(id), geti(p, "levels"));
     const double coarse = p.get("coarse_sigma") * std::ldexp(1.0, geti(p, "levels"));
     s = std::sqrt(reached * reached + coarse * coarse);
   } else if (id == "repeated-box") {
@@ -112,7 +107,7 @@ void run_plane(const float* in, float* out, int w, int h, const BlurPlan& p) {
     fft_convolve({in}, {out}, w, h, plan_kernel(p));
   } else if (is_pyramid(id)) {
     with_clamped_border(in, out, w, h, support_radius(p), [&](const float* pin, float* pout, int pw, int ph) {
-      pyramid_blur(pin, pout, pw, ph, analysis_of(id), geti(p, "levels"), p.get("coarse_sigma"));
+      pyramid_blur(pin, pout, pw, ph, blur_impl::pyramid_analysis(id), geti(p, "levels"), p.get("coarse_sigma"));
     });
   } else if (id == "spreading") {
     spreading_blur(in, out, w, h, geti(p, "radius"));  // pads by r itself
@@ -216,7 +211,7 @@ Result<BlurPlan> plan_blur(std::string_view method, double sigma, const BlurSett
   if (!m->params.empty() && std::string_view(m->params[0].name) == "truncate") {
     if (Status s = need_sigma(nullptr); !s.ok()) return s;
   } else if (is_pyramid(id)) {
-    const PyramidAnalysis a = analysis_of(id);
+    const PyramidAnalysis a = blur_impl::pyramid_analysis(id);
     const bool refine = p.get("refine") != 0.0;
     if (!is_given("levels")) {
       if (Status s = need_sigma("levels"); !s.ok()) return s;
@@ -353,6 +348,12 @@ Result<Image> blur(const Image& in, std::string_view method, double sigma, const
 }
 
 namespace blur_impl {
+
+blur_math::PyramidAnalysis pyramid_analysis(std::string_view id) {
+  if (id == "pyramid-box2") return blur_math::PyramidAnalysis::box2;
+  if (id == "pyramid-box4") return blur_math::PyramidAnalysis::box4;
+  return blur_math::PyramidAnalysis::quasi;
+}
 
 int clamped_border_padding(const BlurPlan& plan) {
   const std::string_view id = plan.method->id;

@@ -27,9 +27,7 @@ bool plan_glare_pyramid(const std::vector<GlareOctave>& octaves, int width, int 
   if (octaves.empty() || width <= 0 || height <= 0) return false;
   const std::string_view id = octaves.front().blur.method->id;
   if (id.substr(0, 8) != "pyramid-") return false;
-  out.analysis = id == "pyramid-box2"   ? blur_math::PyramidAnalysis::box2
-                 : id == "pyramid-box4" ? blur_math::PyramidAnalysis::box4
-                                        : blur_math::PyramidAnalysis::quasi;
+  out.analysis = pyramid_analysis(id);
   int top = 0, margin = 0;
   for (const GlareOctave& o : octaves) {
     if (std::string_view(o.blur.method->id) != id) return false;

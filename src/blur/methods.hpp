@@ -2,6 +2,7 @@
 // blur_api.cpp validates and resolves parameters (plan_blur) and calls these; they trust their
 // inputs. Borders are clamped everywhere (edge pixels replicated).
 #pragma once
+#include <string_view>
 #include <vector>
 
 #include "blur/blur_math.hpp"
@@ -47,6 +48,8 @@ void diffusion_blur(const float* in, float* out, int w, int h, int iterations, d
 // the replicated-edge margin the multi-pass methods run with (3 effective sigmas; 0 for
 // single-pass methods, which clamp exactly on their own), and repeated-box's per-pass widths.
 int clamped_border_padding(const BlurPlan& plan);
+// A pyramid-* method's analysis filter (pyramid-quasi for any other id).
+blur_math::PyramidAnalysis pyramid_analysis(std::string_view id);
 std::vector<int> box_pass_widths(const BlurPlan& plan);
 
 }  // namespace tonekit::blur_impl

@@ -8,6 +8,7 @@
 #include "batch_pipeline.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,26 @@ namespace {
 namespace fs = std::filesystem;
 
 enum class Stage { waiting, decoded, mapped };
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Seconds spent in one stage, summed over its threads (for BatchResult's summary).
+class StageClock {
+ public:
+  void add(double seconds) {
+    std::lock_guard lock(mutex_);
+    total_ += seconds;
+  }
+  double total() const {
+    std::lock_guard lock(mutex_);
+    return total_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  double total_ = 0.0;
+};
 
 // Runs one stage's work for one file; an exception (an allocation failing) becomes that file's
 // Status instead of escaping the thread (std::terminate).
@@ -62,10 +83,11 @@ class Pipeline {
   }
 
   BatchResult run() {
-    // CUDA's context is created while the first files decode, not by the first tone_map call.
-    // A failure here shows again, with its message, at that first call.
-    std::jthread context;
-    if (settings_.backend == Backend::cuda) context = std::jthread([] { static_cast<void>(prepare_backend(Backend::cuda)); });
+    const auto t0 = Clock::now();
+    // CUDA's driver and context start while the first files decode, not at the first tone_map
+    // call (cmd_map's begin_backend has usually launched it already). A failed start shows, with
+    // its message, at that first call.
+    if (settings_.backend != Backend::cpu) start_cuda_in_background();
     std::vector<std::jthread> decoders;
     const int workers = std::clamp(settings_.decode_workers, 1, std::max(1, settings_.max_in_flight - 1));
     for (int i = 0; i < workers; ++i) decoders.emplace_back([this] { decode_loop(); });
@@ -77,6 +99,11 @@ class Pipeline {
       map_loop(0, lanes);
     }
     writer.join();
+    result_.seconds = seconds_since(t0);
+    result_.decode_seconds = decode_clock_.total();
+    result_.map_seconds = map_clock_.total();
+    result_.write_seconds = write_clock_.total();
+    result_.decoders = workers;
     return result_;
   }
 
@@ -106,12 +133,14 @@ class Pipeline {
         ++in_flight_;
       }
       auto item = std::make_unique<Item>();
+      const auto t = Clock::now();
       item->status = guarded([&] {
         auto image = io::read_image(jobs_[i].input);
         if (!image.ok()) return image.status();
         item->image = std::move(*image);
         return Status::ok_status();
       });
+      decode_clock_.add(seconds_since(t));
       item->stage = Stage::decoded;
       {
         std::lock_guard lock(mutex_);
@@ -122,11 +151,23 @@ class Pipeline {
   }
 
   // Maps images lane, lane + lanes, ... in order: one lane per --devices entry, on its device.
+  // `auto`: the GPU when CUDA's start-up (launched in the background, running while the first
+  // files decode) finds a device, else the CPU. Not a race against the start-up: the same
+  // command must give the same bytes on the same machine (the backends agree within 1 LSB,
+  // not bit for bit).
+  Backend backend_for_image() const {
+    if (settings_.backend != Backend::automatic) return settings_.backend;
+    return cuda_available() ? Backend::cuda : Backend::cpu;
+  }
+
   void map_loop(std::size_t lane, std::size_t lanes) {
     Status device;
     if (!settings_.devices.empty()) device = use_cuda_device(settings_.devices[lane]);
+    BatchSettings settings = settings_;
     for (std::size_t i = lane; i < jobs_.size(); i += lanes) {
       Item& item = wait_for(i, Stage::decoded);
+      const auto t = Clock::now();
+      settings.backend = backend_for_image();
       if (item.status.ok() && !device.ok()) item.status = device;
       if (item.status.ok()) {
         auto spec = output_spec_for(jobs_[i].output, settings_.bits, item.image.channels);
@@ -137,7 +178,7 @@ class Pipeline {
           item.spec.jpeg_quality = settings_.jpeg_quality;
           item.spec.png_level = settings_.png_level;
           FrameStats stats;
-          item.status = guarded([&] { return map_one_image(item.image, settings_, item.spec, item.out, stats, jobs_[i].input); });
+          item.status = guarded([&] { return map_one_image(item.image, settings, item.spec, item.out, stats, jobs_[i].input); });
           // Sanitised pixels are reported, not fatal (README "Bad pixels").
           if (item.status.ok() && (stats.nan_count || stats.inf_count || stats.negative_count)) {
             char line[160];
@@ -150,6 +191,7 @@ class Pipeline {
         }
       }
       item.image = Image();  // the input is no longer needed: free it before the write
+      map_clock_.add(seconds_since(t));
       advance(item, Stage::mapped);
     }
   }
@@ -160,6 +202,7 @@ class Pipeline {
       const BatchJob& job = jobs_[i];
       progress.update(static_cast<int>(i), file_stem(job.input));
       Item& item = wait_for(i, Stage::mapped);
+      const auto t = Clock::now();
       Status status = item.status;
       if (status.ok() && settings_.create_folders) {
         std::error_code ec;
@@ -167,6 +210,7 @@ class Pipeline {
         if (!parent.empty() && !fs::exists(parent, ec)) fs::create_directories(parent, ec);
       }
       if (status.ok()) status = guarded([&] { return write_output(job.output, item.spec, item.out); });
+      write_clock_.add(seconds_since(t));
       if (!item.warning.empty()) {
         progress.finish();
         warn(item.warning);
@@ -200,6 +244,7 @@ class Pipeline {
   std::size_t next_decode_ = 0;
   int in_flight_ = 0;
   BatchResult result_;  // the writer's
+  StageClock decode_clock_, map_clock_, write_clock_;
 };
 
 }  // namespace

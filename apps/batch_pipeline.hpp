@@ -19,7 +19,9 @@ struct BatchJob {
 
 struct BatchSettings {
   const Params* params = nullptr;
-  Backend backend = Backend::cpu;  // resolved (never automatic)
+  // cpu, cuda, or automatic: decided when the first image is decoded (backend_for_image in
+  // batch_pipeline.cpp), so that CUDA's start-up overlaps the decoding.
+  Backend backend = Backend::cpu;
   int bits = 0;
   int jpeg_quality = 92;
   int png_level = io::kDefaultPngLevel;
@@ -43,6 +45,11 @@ struct BatchResult {
   int written = 0;
   int failed = 0;
   int exit_code = kExitOk;  // worst exit code of the failures
+  // Wall time of the run, and the seconds each stage spent, summed over its threads (decoders
+  // run `decoders` at once; one mapping thread per device; one writer).
+  double seconds = 0.0;
+  double decode_seconds = 0.0, map_seconds = 0.0, write_seconds = 0.0;
+  int decoders = 0;
 };
 
 BatchResult run_batch(const std::vector<BatchJob>& jobs, const BatchSettings& settings);

@@ -91,14 +91,32 @@ std::string common_params_details() {
   return s;
 }
 
+namespace {
+Status no_cuda_device() {
+  return Status{StatusCode::no_device,
+                "--backend cuda: no CUDA device available (or a build without CUDA); use --backend cpu or auto"};
+}
+}  // namespace
+
 Result<Backend> resolve_backend(std::string_view text) {
   auto parsed = parse_backend(text);
   if (!parsed.ok()) return parsed.status();
-  if (*parsed == Backend::cuda && !cuda_available())
-    return Status{StatusCode::no_device,
-                  "--backend cuda: no CUDA device available (or a build without CUDA); use --backend cpu or auto"};
+  if (*parsed == Backend::cuda && !cuda_available()) return no_cuda_device();
   if (*parsed != Backend::automatic) return *parsed;
   return cuda_available() ? Backend::cuda : Backend::cpu;
+}
+
+Result<Backend> begin_backend(std::string_view text) {
+  auto parsed = parse_backend(text);
+  if (!parsed.ok()) return parsed.status();
+  if (*parsed == Backend::cpu) return Backend::cpu;
+  start_cuda_in_background();
+  // Finished at once only where there is nothing to start (no device node, no CUDA build).
+  if (cuda_start_finished() && !cuda_available()) {
+    if (*parsed == Backend::cuda) return no_cuda_device();
+    return Backend::cpu;
+  }
+  return *parsed;
 }
 
 Result<std::vector<int>> parse_devices(std::string_view text, Backend backend) {

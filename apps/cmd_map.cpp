@@ -34,6 +34,9 @@ struct MapOptions {
   std::string preset;
   bool automatic = false;  // --auto (apps/auto_select.cpp)
   std::string devices;     // --devices 0,1: images spread over these GPUs
+  bool summary = false;    // --summary: the run's rate and where its time went
+  int decoders = 0;        // --decoders: decoding threads (0: from the core count)
+  int in_flight = 0;       // --in-flight: images alive at once (0: from the core count)
 };
 
 bool is_hdr_file(const fs::path& p) {
@@ -110,10 +113,17 @@ int run_map(const MapOptions& o) {
   }
   auto params = prepare_params(o.op, settings);
   if (!params.ok()) return report(params.status());
-  // auto resolved once here, so that the glare and the mapping run on the same backend.
-  auto resolved = resolve_backend(o.backend);
+  // CUDA starts in the background, while the first files decode; `auto` is settled by the batch
+  // pipeline (glare and mapping of an image always on one backend). Without a device node,
+  // `cuda` fails here at once; a driver that fails to start fails each image with its reason.
+  auto resolved = begin_backend(o.backend);
   if (!resolved.ok()) return report(resolved.status());
-  const Backend backend = *resolved;
+  Backend backend = *resolved;
+  if (backend == Backend::automatic && !o.devices.empty()) {
+    auto checked = resolve_backend(o.backend);
+    if (!checked.ok()) return report(checked.status());
+    backend = *checked;
+  }
   std::vector<int> devices;
   if (!o.devices.empty()) {
     auto parsed = parse_devices(o.devices, backend);
@@ -171,10 +181,21 @@ int run_map(const MapOptions& o) {
   run.create_folders = batch;
   run.progress = batch;
   run.devices = devices;
+  run.decode_workers = o.decoders;
+  run.max_in_flight = o.in_flight;
   if (o.automatic) run.choose_params = choose_auto_params;  // --auto (apps/auto_select.cpp)
   const BatchResult result = run_batch(jobs, run);
   if (batch && result.failed > 0)
     std::fprintf(stderr, "tonekit: %d written, %d failed\n", result.written, result.failed);
+  if (o.summary && !jobs.empty()) {
+    const double n = static_cast<double>(jobs.size());
+    std::fprintf(stderr,
+                 "tonekit: %zu images in %.3f s (%.2f images/s); per image: decode %.1f ms (%d decoders), map %.1f ms, "
+                 "encode and write %.1f ms\n",
+                 jobs.size(), result.seconds, result.seconds > 0 ? n / result.seconds : 0.0,
+                 1e3 * result.decode_seconds / n, result.decoders, 1e3 * result.map_seconds / n,
+                 1e3 * result.write_seconds / n);
+  }
   return result.exit_code;
 }
 
@@ -189,7 +210,9 @@ void add_map_command(CLI::App& app, int& exit_code) {
                   "{op} operator, {backend}, {index}; the extension picks the format (e.g. out/{name}_{op}.png)");
   cmd->add_option("--op", o->op, "operator id (see below)")->capture_default_str();
   cmd->add_option("--set", o->settings, "operator parameter NAME=VALUE (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU is present)")->capture_default_str();
+  cmd->add_option("--backend", o->backend,
+                  "cpu, cuda or auto (cuda when a GPU works; CUDA's start-up, ~0.4 s, runs while the first "
+                  "files decode; for one small image --backend cpu is faster end to end)")->capture_default_str();
   cmd->add_option("--devices", o->devices,
                   "CUDA devices to spread the images over, e.g. 0,1 (one mapping thread per GPU; backend cuda)");
   cmd->add_option("--bits", o->bits,
@@ -198,6 +221,14 @@ void add_map_command(CLI::App& app, int& exit_code) {
                 "choose the operator's parameters per image: (TMQI + FSITM)/2 - 0.005 CIEDE2000, within the "
                 "registered ranges, <= 2 s on a proxy");
   cmd->add_option("--jpeg-quality,--quality", o->quality, "JPEG quality 1-100")->capture_default_str();
+  cmd->add_flag("--summary", o->summary,
+                "one line on stderr at the end: images per second and the time each stage took per image");
+  cmd->add_option("--decoders", o->decoders, "decoding threads (0: from the core count)")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  cmd->add_option("--in-flight", o->in_flight, "images held at once, decoded to written (0: from the core count)")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
   cmd->add_option("--png-level", o->png_level,
                   "PNG zlib level 0-9: 1 is fastest, 9 smallest (README: the size/time table)")
       ->capture_default_str();

@@ -39,6 +39,7 @@ struct StreamOptions {
   std::vector<std::string> temporal_settings;
   std::string temporal_log;
   bool exact = false;
+  bool summary = false;
 };
 
 // The input's colour: flags first, then what the stream says (a y4m colour range), then
@@ -126,7 +127,11 @@ int run_stream_command(const StreamOptions& o) {
   // 1. The arguments.
   auto params = params_from_settings(o.op, o.settings);
   if (!params.ok()) return report(params.status());
-  auto backend = resolve_backend(o.backend);
+  // CUDA starts in the background while the input is opened and its first frames are read
+  // (run_stream reads ahead while FrameMapper::start waits for it); `auto` is settled there.
+  auto backend = begin_backend(o.backend);
+  if (!backend.ok()) return report(backend.status());
+  if (*backend == Backend::automatic && !o.devices.empty()) backend = resolve_backend(o.backend);
   if (!backend.ok()) return report(backend.status());
   std::vector<int> devices;
   if (!o.devices.empty()) {
@@ -208,6 +213,12 @@ int run_stream_command(const StreamOptions& o) {
 
   // 3. Read, map, write.
   const StreamOutcome outcome = run_stream(**source, **mapper, *sink, cancel, o.frames);
+  if (o.summary)
+    std::fprintf(stderr,
+                 "tonekit: %lld frames in %.3f s (%.1f fps); backend %s started in %.3f s with %d frames read ahead\n",
+                 outcome.frames_written, outcome.seconds,
+                 outcome.seconds > 0 ? static_cast<double>(outcome.frames_written) / outcome.seconds : 0.0,
+                 (*mapper)->backend_label(), outcome.start_seconds, outcome.read_ahead_frames);
   return finish_report(outcome, o.output == "-" ? "stdout" : o.output);
 }
 
@@ -234,7 +245,7 @@ void add_stream_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--output-format", o->output_format, "raw output: yuv420p (default), nv12, rgb24, rgba, or y4m");
   cmd->add_option("--op", o->op, "operator id (see below)")->capture_default_str();
   cmd->add_option("--set", o->settings, "operator parameter NAME=VALUE (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU is present)")->capture_default_str();
+  cmd->add_option("--backend", o->backend, "cpu, cuda or auto (cuda when a GPU works)")->capture_default_str();
   cmd->add_option("--devices", o->devices,
                   "CUDA devices to split each frame over, e.g. 0,1 (bands of rows, one key per frame through NCCL; "
                   "float/half RGB(A) linear input, RGB/RGBA or image-sequence output)");
@@ -243,6 +254,9 @@ void add_stream_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--exact", o->exact,
                 "CPU: the reference's transfer curves (powf) for 10-bit YUV -> yuv420p/nv12 too, instead of the "
                 "fast path's tables (which stay within one 8-bit code of them)");
+  cmd->add_flag("--summary", o->summary,
+                "one line on stderr at the end: frames, seconds, fps, and how long the backend took to start "
+                "(CUDA: driver and context) while the input was read ahead");
   cmd->add_flag("--temporal", o->temporal,
                 "temporal adaptation: the key and peak follow the frames with time constants (one state for the "
                 "whole stream, time step 1/fps; scene cuts reset it)");

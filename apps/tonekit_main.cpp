@@ -8,9 +8,14 @@
 
 #include "cli_common.hpp"
 #include "tonekit/synth.hpp"
+#include "tonekit/tonemap.hpp"
 
 int main(int argc, char** argv) {
   using namespace tonekit;
+  // A CUDA start-up launched in the background (begin_backend) ends before the process does.
+  struct WaitForCuda {
+    ~WaitForCuda() { wait_for_cuda_start(); }
+  } wait_for_cuda;
   CLI::App app{"tonekit: HDR tone mapping on the CPU or a CUDA GPU.", "tonekit"};
   app.require_subcommand(0, 1);
   app.fallthrough(false);

@@ -34,6 +34,15 @@ class BoundedQueue {
     not_full_.notify_one();
     return item;
   }
+  // The next item if one is queued now; never waits.
+  std::optional<T> try_pop() {
+    std::lock_guard lock(mutex_);
+    if (aborted_ || items_.empty()) return std::nullopt;
+    T item = std::move(items_.front());
+    items_.pop_front();
+    not_full_.notify_one();
+    return item;
+  }
   void close() {
     std::lock_guard lock(mutex_);
     closed_ = true;

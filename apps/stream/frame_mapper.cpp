@@ -57,51 +57,81 @@ Result<std::unique_ptr<FrameMapper>> FrameMapper::create(const MapperSetup& s) {
                          ? output_frame_bytes(OutputLayout::yuv420p, s.width, s.height, 3, 1)
                          : output_frame_bytes(OutputLayout::interleaved, s.width, s.height, m->mapped_.channels,
                                               bytes_per_channel(m->mapped_.type));
-  if (s.backend == Backend::cuda) {
-    // The device pipeline (tonekit::ToneMapper) with the stream's layout, colour, glare and
-    // temporal state; sequences hand over float RGB(A) images.
-    ToneMapperConfig cfg;
-    cfg.width = s.width;
-    cfg.height = s.height;
-    cfg.input = s.format;
-    cfg.colour = s.colour;
-    cfg.output = m->mapped_;
-    cfg.output_layout = is_yuv_output(s.out) ? (s.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p)
-                                             : OutputLayout::interleaved;
-    cfg.params = s.params;
-    cfg.glare = s.glare;
-    cfg.temporal = s.temporal.has_value();
-    if (s.temporal) cfg.temporal_params = *s.temporal;
-    if (s.devices.size() > 1) {
-      const bool linear709 = s.colour.transfer == Transfer::linear && s.colour.primaries == Primaries::bt709;
-      if (!is_float_rgb(s.format) || !linear709 || cfg.output_layout != OutputLayout::interleaved)
-        return unsupported("--devices splits each frame over the GPUs: it takes scene-linear BT.709 float or half RGB(A) "
-                           "frames (EXR/HDR/PFM sequences, raw rgba_f16 or rgb_f32) and an RGB/RGBA or image-sequence "
-                           "output (glare with its default pyramid blur splits too); video layouts, PQ/HLG and YUV "
-                           "outputs run on one GPU");
-      MultiGpuConfig mc;
-      mc.frame = cfg;
-      mc.devices = s.devices;
-      auto multi = MultiGpuToneMapper::create(mc);
-      if (!multi.ok()) return multi.status();
-      m->multi_ = std::move(multi.value());
-    } else {
-      if (s.devices.size() == 1)
-        if (Status st = use_cuda_device(s.devices[0]); !st.ok()) return st;
-      auto device = DeviceFrameMapper::create(cfg);
-      if (!device.ok()) return device.status();
-      m->device_ = std::move(device.value());
-    }
+  if (s.devices.size() > 1) {
+    const bool linear709 = s.colour.transfer == Transfer::linear && s.colour.primaries == Primaries::bt709;
+    if (!is_float_rgb(s.format) || !linear709 || is_yuv_output(s.out))
+      return unsupported("--devices splits each frame over the GPUs: it takes scene-linear BT.709 float or half RGB(A) "
+                         "frames (EXR/HDR/PFM sequences, raw rgba_f16 or rgb_f32) and an RGB/RGBA or image-sequence "
+                         "output (glare with its default pyramid blur splits too); video layouts, PQ/HLG and YUV "
+                         "outputs run on one GPU");
   }
-  const core::ColourSettings cs = core::make_colour_settings(s.params);
-  if (!s.exact && s.backend == Backend::cpu && FastVideo::covers(s.format, s.colour, is_yuv_output(s.out), cs.gamma))
-    m->fast_ = std::make_unique<FastVideo>(s.format, s.colour, s.width, s.height);
   if (!s.temporal_log.empty()) {
     m->log_ = std::fopen(s.temporal_log.c_str(), "w");
     if (!m->log_) return io_error(s.temporal_log + ": cannot create the temporal log");
     std::fputs("frame,frame_log_average,adapted_log_average,frame_max,adapted_max,cut\n", m->log_);
   }
   return m;
+}
+
+Status FrameMapper::start() {
+  if (started_) return {};
+  started_ = true;
+  if (s_.backend == Backend::automatic) s_.backend = cuda_available() ? Backend::cuda : Backend::cpu;
+  if (s_.backend == Backend::cuda) return start_cuda();
+  const core::ColourSettings cs = core::make_colour_settings(s_.params);
+  if (!s_.exact && FastVideo::covers(s_.format, s_.colour, is_yuv_output(s_.out), cs.gamma))
+    fast_ = std::make_unique<FastVideo>(s_.format, s_.colour, s_.width, s_.height);
+  return {};
+}
+
+// The device pipeline (tonekit::ToneMapper) with the stream's layout, colour, glare and temporal
+// state; sequences hand over float RGB(A) images.
+Status FrameMapper::start_cuda() {
+  if (!cuda_available())
+    return {StatusCode::no_device, "--backend cuda: no CUDA device available (or a build without CUDA); use --backend cpu or auto"};
+  ToneMapperConfig cfg;
+  cfg.width = s_.width;
+  cfg.height = s_.height;
+  cfg.input = s_.format;
+  cfg.colour = s_.colour;
+  cfg.output = mapped_;
+  cfg.output_layout = is_yuv_output(s_.out) ? (s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p)
+                                            : OutputLayout::interleaved;
+  cfg.params = s_.params;
+  cfg.glare = s_.glare;
+  cfg.temporal = s_.temporal.has_value();
+  if (s_.temporal) cfg.temporal_params = *s_.temporal;
+  if (s_.devices.size() > 1) {
+    MultiGpuConfig mc;
+    mc.frame = cfg;
+    mc.devices = s_.devices;
+    auto multi = MultiGpuToneMapper::create(mc);
+    if (!multi.ok()) return multi.status();
+    multi_ = std::move(multi.value());
+    return {};
+  }
+  if (s_.devices.size() == 1)
+    if (Status st = use_cuda_device(s_.devices[0]); !st.ok()) return st;
+  auto device = DeviceFrameMapper::create(cfg, kDeviceFramesInFlight);
+  if (!device.ok()) return device.status();
+  device_ = std::move(device.value());
+  return {};
+}
+
+const char* FrameMapper::backend_label() const {
+  if (multi_) return "cuda (several GPUs)";
+  return backend_name(s_.backend);
+}
+
+int FrameMapper::pending() const { return device_ ? device_->pending() : 0; }
+bool FrameMapper::oldest_ready() const { return !device_ || device_->oldest_ready(); }
+Status FrameMapper::complete_oldest() { return device_ ? device_->complete_oldest() : Status{}; }
+
+Status FrameMapper::map(Frame& in, Frame& out) {
+  if (Status s = submit(in, out); !s.ok()) return s;
+  while (pending() > 0)
+    if (Status s = complete_oldest(); !s.ok()) return s;
+  return {};
 }
 
 // Leaves `view` on the frame's scene-linear BT.709 pixels: the input's own memory when it is
@@ -140,10 +170,11 @@ void FrameMapper::log_row(const FrameStats& adapted) {
                stats_.max_luminance, adapted.max_luminance, s_.temporal ? state_.last_cut : 0u);
 }
 
-Status FrameMapper::map(Frame& in, Frame& out) {
+Status FrameMapper::submit(Frame& in, Frame& out) {
+  if (Status s = start(); !s.ok()) return s;
+  out.bytes.resize(output_bytes_);
+  const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.bytes.data();
   if (multi_) {
-    out.bytes.resize(output_bytes_);
-    const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.bytes.data();
     if (Status s = multi_->process_host(host_in, 0, out.bytes.data(), 0, s_.frame_seconds); !s.ok()) return s;
     if (log_) {
       FrameStats adapted;
@@ -156,10 +187,8 @@ Status FrameMapper::map(Frame& in, Frame& out) {
     return {};
   }
   if (device_) {
-    out.bytes.resize(output_bytes_);
-    const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.bytes.data();
-    if (Status s = device_->map(host_in, out.bytes.data(), s_.frame_seconds); !s.ok()) return s;
-    if (log_) {
+    if (Status s = device_->submit(host_in, out.bytes.data(), s_.frame_seconds); !s.ok()) return s;
+    if (log_) {  // waits for this frame's kernels (not its download): the log is in frame order
       FrameStats adapted;
       if (Status s = device_->read_stats(stats_, &adapted); !s.ok()) return s;
       if (s_.temporal)
@@ -169,18 +198,20 @@ Status FrameMapper::map(Frame& in, Frame& out) {
     ++frame_;
     return {};
   }
+  return map_on_cpu(in, out);
+}
+
+Status FrameMapper::map_on_cpu(Frame& in, Frame& out) {
   ImageView scene;
   if (Status s = decode(in, scene); !s.ok()) return s;
-  // Glare and the CUDA host API take an owning float image.
-  const bool need_image = s_.glare.strength > 0 || s_.backend == Backend::cuda;
-  if (need_image && scene.data != scene_.pixels.data()) {
+  // Glare takes an owning float image.
+  if (s_.glare.strength > 0 && scene.data != scene_.pixels.data()) {
     copy_to_image(scene, scene_);
     scene = scene_.view();
   }
   if (s_.glare.strength > 0)
     if (Status s = apply_glare(scene_, s_.glare); !s.ok()) return s;
 
-  out.bytes.resize(output_bytes_);
   const bool yuv = is_yuv_output(s_.out);
   ImageView target;
   if (yuv) {
@@ -189,19 +220,14 @@ Status FrameMapper::map(Frame& in, Frame& out) {
   } else {
     target = ImageView{out.bytes.data(), s_.width, s_.height, mapped_.channels, mapped_.type, 0, MemorySpace::host};
   }
+  // The adapted statistics replace the frame's own for the curve; the state lives on here,
+  // across every frame of the stream.
   FrameStats adapted;
-  if (s_.backend == Backend::cuda) {
-    if (Status s = tone_map(scene_, s_.params, mapped_, Backend::cuda, device_out_, &stats_); !s.ok()) return s;
-    std::memcpy(target.data, device_out_.bytes.data(), target.size_bytes());
-  } else {
-    // The adapted statistics replace the frame's own for the curve; the state lives on here,
-    // across every frame of the stream.
-    cpu::CurveStatsHook hook;
-    if (s_.temporal)
-      hook = [&](const FrameStats& own) { return adapted = temporal_update(state_, own, *s_.temporal, s_.frame_seconds); };
-    if (Status s = cpu::tone_map(scene, s_.params, target, &stats_, nullptr, s_.temporal ? &hook : nullptr); !s.ok())
-      return s;
-  }
+  cpu::CurveStatsHook hook;
+  if (s_.temporal)
+    hook = [&](const FrameStats& own) { return adapted = temporal_update(state_, own, *s_.temporal, s_.frame_seconds); };
+  if (Status s = cpu::tone_map(scene, s_.params, target, &stats_, nullptr, s_.temporal ? &hook : nullptr); !s.ok())
+    return s;
   if (log_) log_row(s_.temporal ? adapted : stats_);
   ++frame_;
   if (yuv) {

@@ -25,7 +25,7 @@ struct MapperSetup {
   InputFormat format = InputFormat::rgb_f32;
   InputColour colour;
   Params params;
-  Backend backend = Backend::cpu;
+  Backend backend = Backend::cpu;  // cpu, cuda or automatic (settled by FrameMapper::start)
   GlareParams glare;            // strength 0: off
   OutputKind out = OutputKind::yuv420p;
   io::OutputKind image_kind = io::OutputKind::png;  // sequences: which writer takes the frames
@@ -41,32 +41,59 @@ struct MapperSetup {
   std::vector<int> devices;
 };
 
+// Frames in flight on the device (upload, kernels, download of three frames overlap).
+constexpr int kDeviceFramesInFlight = 3;
+
 class FrameMapper {
  public:
   // Checks that this input layout and colour can be decoded and that the output can be made.
+  // No CUDA work: that is start()'s.
   static Result<std::unique_ptr<FrameMapper>> create(const MapperSetup& setup);
+  // The backend's slow part: waits for CUDA's start-up (cli::begin_backend launched it), builds
+  // the device pipeline, and settles `auto` (cuda when a device works, else the CPU). run_stream
+  // calls it on the mapping thread while the reader reads ahead; submit() calls it if nobody did.
+  Status start();
+  // True when start() waits for CUDA: the stream reads ahead meanwhile.
+  bool slow_start() const { return s_.backend != Backend::cpu; }
+  // Frames submit() may leave pending: the device pipeline's slots, else 1. Known before
+  // start(): the most the backend may take.
+  int frames_in_flight() const { return slow_start() ? kDeviceFramesInFlight : 1; }
+  // Begins mapping `in` into `out`; both stay untouched by the caller until complete_oldest()
+  // returns for them. The CPU and several-GPU paths finish the frame here.
+  Status submit(Frame& in, Frame& out);
+  int pending() const;
+  // Waits for the oldest pending frame (frames complete in submission order).
+  Status complete_oldest();
+  // True when complete_oldest() would not wait.
+  bool oldest_ready() const;
+  // submit + complete: one frame, synchronously.
+  Status map(Frame& in, Frame& out);
+  // "cpu", "cuda" or "cuda (several GPUs)" once started; "auto" before.
+  const char* backend_label() const;
   // Bytes of one output frame (what map() leaves in out.bytes).
   std::size_t output_bytes() const { return output_bytes_; }
-  Status map(Frame& in, Frame& out);
   const FrameStats& last_stats() const { return stats_; }
   const TemporalState& temporal_state() const { return state_; }
   ~FrameMapper();
 
  private:
   explicit FrameMapper(const MapperSetup& s) : s_(s) {}
+  Status start_cuda();
+  Status map_on_cpu(Frame& in, Frame& out);
   Status decode(Frame& in, ImageView& view);
   void log_row(const FrameStats& adapted);
   MapperSetup s_;
+  bool started_ = false;
   std::size_t output_bytes_ = 0;
   OutputFormat mapped_;          // what tone_map produces
   Image scene_;                  // decoded scene-linear frame (when the input is not one already)
   Image display_;                // linear display RGB before the YUV encode
-  OutputImage device_out_;       // the CUDA host API's result
   FrameStats stats_;
   TemporalState state_;
   std::FILE* log_ = nullptr;
   std::unique_ptr<FastVideo> fast_;  // when it covers this stream (fast_video.hpp)
-  // --backend cuda: the whole frame (decode, glare, temporal, map, 4:2:0 encode) on the device.
+  // --backend cuda: the whole frame (decode, glare, temporal, map, 4:2:0 encode) on the device,
+  // several frames in flight.
   std::unique_ptr<DeviceFrameMapper> device_;
   // --devices: the frame split over several GPUs.
   std::unique_ptr<MultiGpuToneMapper> multi_;

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <thread>
 
 #include "stream/bounded_queue.hpp"
@@ -53,14 +56,24 @@ using FrameQueue = BoundedQueue<Frame>;
 StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& sink, Cancel& cancel, long long max_frames) {
   StreamOutcome outcome;
   const auto t0 = Clock::now();
-  // Free buffers circulate back to the stage that fills them; each queue can hold every buffer
-  // of its side, so returning one never blocks.
-  FrameQueue free_in(kDepth), full_in(kDepth), free_out(kDepth), full_out(kDepth);
-  for (int i = 0; i < kDepth; ++i) {
+  // A fixed pool of frames per side: kDepth for the reader (or writer) and its queue, plus what
+  // the mapper holds in flight. While the mapper starts (CUDA's driver and context: ~0.4 s) the
+  // reader may add up to kReadAheadBytes of frames, so that the start-up overlaps the input's
+  // arrival instead of stalling it; those extra frames are freed as they come back.
+  const int base_frames = kDepth + mapper.frames_in_flight();
+  const SourceInfo& info = source.info();
+  const std::size_t frame_size = std::max<std::size_t>(1, frame_bytes(info.format, info.width, info.height));
+  const int read_ahead =
+      mapper.slow_start() ? static_cast<int>(std::min<std::size_t>(kMaxReadAheadFrames, kReadAheadBytes / frame_size)) : 0;
+  const std::size_t in_capacity = static_cast<std::size_t>(base_frames + read_ahead);
+  FrameQueue free_in(in_capacity), full_in(in_capacity), free_out(base_frames), full_out(base_frames);
+  for (int i = 0; i < base_frames; ++i) {
     free_in.push(Frame{});
     free_out.push(Frame{});
   }
-  long long total = source.info().frame_count;
+  std::atomic<bool> mapper_started{false};
+  std::atomic<int> input_frames{base_frames};  // alive on the input side
+  long long total = info.frame_count;
   if (max_frames >= 0 && (total < 0 || total > max_frames)) total = max_frames;
   StreamProgress progress(total);
 
@@ -73,9 +86,19 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
   };
 
   std::thread reader([&] {
+    int extra = 0;
     for (long long index = 0; max_frames < 0 || index < max_frames; ++index) {
-      std::optional<Frame> frame = free_in.pop();
-      if (!frame) return;  // aborted
+      std::optional<Frame> frame = free_in.try_pop();
+      if (!frame) {
+        if (!mapper_started.load() && extra < read_ahead) {
+          frame.emplace();
+          ++extra;
+          ++input_frames;
+        } else {
+          frame = free_in.pop();
+          if (!frame) return;  // aborted
+        }
+      }
       frame->index = index;
       Result<bool> more = source.next(*frame);
       if (!more.ok()) {
@@ -89,6 +112,46 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
     full_in.close();
   });
 
+  // The mapper (this thread): frames are submitted in order and completed in order; up to
+  // frames_in_flight() are pending at once, and a pending frame is completed as soon as it is
+  // ready or when no new input is waiting, so a slow source never holds finished frames back.
+  std::deque<std::pair<Frame, Frame>> pending;
+  auto fail = [&](const Status& s, long long index) {
+    outcome.mapper_status = Status{s.code(), "frame " + std::to_string(index) + ": " + s.message()};
+  };
+  auto recycle_input = [&](Frame&& in) {
+    if (input_frames.load() > base_frames) {
+      --input_frames;  // a read-ahead frame: freed here
+      return;
+    }
+    free_in.push(std::move(in));
+  };
+  auto complete_oldest = [&]() -> bool {
+    Status s = mapper.complete_oldest();
+    auto [in, out] = std::move(pending.front());
+    pending.pop_front();
+    if (!s.ok()) {
+      fail(s, in.index);
+      return false;
+    }
+    if (!full_out.push(std::move(out))) return false;
+    recycle_input(std::move(in));
+    return true;
+  };
+  // The backend starts while the reader reads ahead. A start that fails ends the run before
+  // the writer exists: no output at all (not even a y4m header).
+  const auto start_begin = Clock::now();
+  Status started = mapper.start();
+  outcome.start_seconds = std::chrono::duration<double>(Clock::now() - start_begin).count();
+  if (Status s = started; !s.ok()) {
+    outcome.mapper_status = s;
+    stop_everything();
+    reader.join();
+    outcome.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return outcome;
+  }
+  mapper_started.store(true);
+  outcome.read_ahead_frames = input_frames.load() - base_frames;
   std::thread writer([&] {
     long long expected = 0;
     while (std::optional<Frame> frame = full_out.pop()) {
@@ -115,18 +178,35 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
     }
   });
 
-  while (std::optional<Frame> in = full_in.pop()) {
+  bool running = true;
+  while (running) {
+    std::optional<Frame> in;
+    if (!pending.empty()) {
+      in = full_in.try_pop();
+      if (!in) {
+        running = complete_oldest();
+        continue;
+      }
+    } else {
+      in = full_in.pop();
+      if (!in) break;
+    }
     std::optional<Frame> out = free_out.pop();
     if (!out) break;
     out->index = in->index;
-    if (Status s = mapper.map(*in, *out); !s.ok()) {
-      outcome.mapper_status = Status{s.code(), "frame " + std::to_string(in->index) + ": " + s.message()};
-      free_out.push(std::move(*out));
+    if (Status s = mapper.submit(*in, *out); !s.ok()) {
+      fail(s, in->index);
       break;
     }
-    if (!full_out.push(std::move(*out))) break;
-    free_in.push(std::move(*in));
+    pending.emplace_back(std::move(*in), std::move(*out));  // moving keeps the buffers in place
+    while (running && !pending.empty() &&
+           (static_cast<int>(pending.size()) >= mapper.frames_in_flight() || mapper.oldest_ready()))
+      running = complete_oldest();
   }
+  while (outcome.mapper_status.ok() && !pending.empty() && complete_oldest()) {
+  }
+  // After a failure, whatever is still on the device finishes before its buffers go.
+  while (mapper.pending() > 0) static_cast<void>(mapper.complete_oldest());
   if (!outcome.mapper_status.ok()) {
     // Frames mapped before the failure still go out; then the reader is stopped.
     cancel.cancel();

@@ -1,8 +1,9 @@
 // Host frames through the one device pipeline, for streams and batches (`tonekit stream --backend
-// cuda`): one ToneMapper (so one temporal state across the stream), device buffers and pinned
-// staging allocated once; map() copies a packed host frame in, runs ToneMapper::process on it
-// and copies the packed output back (synchronous; the caller's reader and writer threads overlap
-// the I/O). Builds without CUDA: create() reports no_device.
+// cuda`): one ToneMapper (so one temporal state across the stream, frames mapped in order), and
+// up to frames_in_flight() frames in flight, each with its own device buffers and page-locked
+// staging, so that the upload of one frame, the kernels of another and the download of a third
+// overlap (three CUDA streams joined by events: the Drago GPU seed's frame pool). Everything is
+// allocated once. Builds without CUDA: create() reports no_device.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -17,17 +18,33 @@ namespace tonekit {
 class DeviceFrameMapper {
  public:
   // config describes every frame: packed planes in (frame_bytes), the packed output out.
-  static Result<std::unique_ptr<DeviceFrameMapper>> create(const ToneMapperConfig& config);
+  // frames_in_flight >= 1.
+  static Result<std::unique_ptr<DeviceFrameMapper>> create(const ToneMapperConfig& config, int frames_in_flight = 3);
   ~DeviceFrameMapper();
   DeviceFrameMapper(const DeviceFrameMapper&) = delete;
   DeviceFrameMapper& operator=(const DeviceFrameMapper&) = delete;
 
   std::size_t input_bytes() const;   // frame_bytes(config.input, width, height)
   std::size_t output_bytes() const;  // output_frame_bytes(...) of the config's output
-  // host_in: input_bytes() bytes; host_out: output_bytes() bytes. dt_seconds: time since the
-  // previous frame (temporal adaptation).
+  int frames_in_flight() const;
+
+  // Starts one frame: host_in (input_bytes()) is copied before submit returns (into the slot's
+  // page-locked staging; page-locked memory of the caller's is read by the upload itself, and
+  // must then stay untouched until the frame completes); host_out (output_bytes()) receives the
+  // result by the time complete_oldest() returns for this frame. dt_seconds: time since the
+  // previous frame (temporal adaptation). With frames_in_flight() frames pending, submit first
+  // completes the oldest.
+  Status submit(const void* host_in, void* host_out, double dt_seconds);
+  // Frames submitted and not yet completed.
+  int pending() const;
+  // Waits for the oldest pending frame and leaves its output in its host_out.
+  Status complete_oldest();
+  // True when the oldest pending frame has finished on the device (never blocks).
+  bool oldest_ready() const;
+  // submit + complete every pending frame.
   Status map(const void* host_in, void* host_out, double dt_seconds);
-  // The last frame's own statistics and what the curves read (synchronous).
+
+  // The statistics of the last frame submitted and what its curves read (waits for its kernels).
   Status read_stats(FrameStats& stats, FrameStats* adapted = nullptr);
   Status read_temporal_state(TemporalState& state);
 

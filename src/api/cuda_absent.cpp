@@ -16,6 +16,10 @@ bool available(std::string* why) {
   return false;
 }
 
+void start_in_background() {}
+bool start_finished() { return true; }
+void wait_for_start() {}
+
 bool device_memory_info(std::size_t*, std::size_t*) { return false; }
 
 int device_count() { return 0; }
@@ -33,9 +37,14 @@ Status cuda_apply_glare(Image&, const GlareParams&) { return no_cuda_build(); }
 struct DeviceFrameMapper::Impl {};
 DeviceFrameMapper::DeviceFrameMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DeviceFrameMapper::~DeviceFrameMapper() = default;
-Result<std::unique_ptr<DeviceFrameMapper>> DeviceFrameMapper::create(const ToneMapperConfig&) { return no_cuda_build(); }
+Result<std::unique_ptr<DeviceFrameMapper>> DeviceFrameMapper::create(const ToneMapperConfig&, int) { return no_cuda_build(); }
 std::size_t DeviceFrameMapper::input_bytes() const { return 0; }
 std::size_t DeviceFrameMapper::output_bytes() const { return 0; }
+int DeviceFrameMapper::frames_in_flight() const { return 0; }
+Status DeviceFrameMapper::submit(const void*, void*, double) { return no_cuda_build(); }
+int DeviceFrameMapper::pending() const { return 0; }
+Status DeviceFrameMapper::complete_oldest() { return no_cuda_build(); }
+bool DeviceFrameMapper::oldest_ready() const { return true; }
 Status DeviceFrameMapper::map(const void*, void*, double) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_stats(FrameStats&, FrameStats*) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_temporal_state(TemporalState&) { return no_cuda_build(); }

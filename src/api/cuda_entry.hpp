@@ -10,6 +10,12 @@ namespace tonekit::cuda_entry {
 // True when a CUDA device can be used; `why` says why not otherwise.
 bool available(std::string* why = nullptr);
 
+// CUDA's start-up (detection and context) on a detached thread; start_finished() never blocks,
+// wait_for_start() waits for a start-up that was launched (tonemap.hpp: start_cuda_in_background).
+void start_in_background();
+bool start_finished();
+void wait_for_start();
+
 // Device memory in use and in total (cudaMemGetInfo, the thesis' getMemUsage) for the studio's
 // status line; false when no device can be asked (no CUDA build, no device, or the call failed).
 bool device_memory_info(std::size_t* used, std::size_t* total);

@@ -29,6 +29,10 @@ int cuda_device_count() { return cuda_entry::device_count(); }
 
 Status use_cuda_device(int device) { return cuda_entry::use_device(device); }
 
+void start_cuda_in_background() { cuda_entry::start_in_background(); }
+bool cuda_start_finished() { return cuda_entry::start_finished(); }
+void wait_for_cuda_start() { cuda_entry::wait_for_start(); }
+
 Status prepare_backend(Backend backend) {
   if (backend == Backend::cpu || (backend == Backend::automatic && !cuda_entry::available())) return {};
   return cuda_entry::create_context();

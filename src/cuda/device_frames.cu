@@ -1,37 +1,87 @@
-// DeviceFrameMapper (include/tonekit/device_frames.hpp): pinned staging, one stream, one ToneMapper.
+// DeviceFrameMapper (include/tonekit/device_frames.hpp): a ring of frame slots over three
+// streams. Frame n: upload on `upload` -> event -> ToneMapper::process on `compute` (frames in
+// order, so one temporal state) -> event -> download on `download` -> the slot's `done` event.
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "cuda/check.hpp"
 #include "tonekit/device_frames.hpp"
 
 namespace tonekit {
+namespace {
+
+// Page-locked host memory from malloc + cudaHostRegister: for a 25 MB frame ~2 ms on the H100
+// host, against 15-28 ms for cudaMallocHost (build/probe startup_probe, 2026-11-26), which
+// matters to a stream's start.
+struct PinnedBuffer {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  Status allocate(std::size_t n) {
+    constexpr std::size_t kPage = 4096;
+    bytes = (n + kPage - 1) / kPage * kPage;
+    data = std::aligned_alloc(kPage, bytes);
+    if (!data) return {StatusCode::out_of_memory, "out of host memory for frame staging"};
+    TK_CUDA_CHECK(cudaHostRegister(data, bytes, cudaHostRegisterPortable));
+    registered = true;
+    return {};
+  }
+  ~PinnedBuffer() {
+    if (registered) cudaHostUnregister(data);
+    std::free(data);
+  }
+  bool registered = false;
+};
+
+bool page_locked(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+}  // namespace
 
 struct DeviceFrameMapper::Impl {
+  struct Slot {
+    void* d_in = nullptr;
+    void* d_out = nullptr;
+    PinnedBuffer h_in, h_out;  // staging, allocated at the first frame that needs it
+    cudaEvent_t uploaded = nullptr, mapped = nullptr, done = nullptr;
+    void* user_out = nullptr;
+    bool staged_out = false;
+  };
   std::unique_ptr<ToneMapper> mapper;
-  cudaStream_t stream = nullptr;
-  void* d_in = nullptr;
-  void* d_out = nullptr;
-  void* h_in = nullptr;  // pinned
-  void* h_out = nullptr;  // pinned
+  cudaStream_t upload = nullptr, compute = nullptr, download = nullptr;
+  std::vector<Slot> slots;
+  int head = 0;     // the oldest pending slot
+  int pending = 0;
   std::size_t in_bytes = 0, out_bytes = 0;
 
   ~Impl() {
-    if (stream) cudaStreamSynchronize(stream);
+    for (cudaStream_t s : {upload, compute, download})
+      if (s) cudaStreamSynchronize(s);
     mapper.reset();
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFreeHost(h_in);
-    cudaFreeHost(h_out);
-    if (stream) cudaStreamDestroy(stream);
+    for (Slot& s : slots) {
+      cudaFree(s.d_in);
+      cudaFree(s.d_out);
+      for (cudaEvent_t e : {s.uploaded, s.mapped, s.done})
+        if (e) cudaEventDestroy(e);
+    }
+    for (cudaStream_t s : {upload, compute, download})
+      if (s) cudaStreamDestroy(s);
   }
 };
 
 DeviceFrameMapper::DeviceFrameMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DeviceFrameMapper::~DeviceFrameMapper() = default;
 
-Result<std::unique_ptr<DeviceFrameMapper>> DeviceFrameMapper::create(const ToneMapperConfig& config) {
+Result<std::unique_ptr<DeviceFrameMapper>> DeviceFrameMapper::create(const ToneMapperConfig& config, int frames_in_flight) {
+  if (frames_in_flight < 1) return invalid_argument("DeviceFrameMapper: at least one frame in flight");
   auto m = ToneMapper::create(config);
   if (!m.ok()) return m.status();
   auto impl = std::make_unique<Impl>();
@@ -39,27 +89,86 @@ Result<std::unique_ptr<DeviceFrameMapper>> DeviceFrameMapper::create(const ToneM
   impl->in_bytes = frame_bytes(config.input, config.width, config.height);
   impl->out_bytes = output_frame_bytes(config.output_layout, config.width, config.height, config.output.channels,
                                        bytes_per_channel(config.output.type));
-  TK_CUDA_CHECK(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking));
-  TK_CUDA_CHECK(cudaMalloc(&impl->d_in, impl->in_bytes));
-  TK_CUDA_CHECK(cudaMalloc(&impl->d_out, impl->out_bytes));
-  TK_CUDA_CHECK(cudaMallocHost(&impl->h_in, impl->in_bytes));
-  TK_CUDA_CHECK(cudaMallocHost(&impl->h_out, impl->out_bytes));
+  for (cudaStream_t* s : {&impl->upload, &impl->compute, &impl->download})
+    TK_CUDA_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+  impl->slots.resize(static_cast<std::size_t>(frames_in_flight));
+  for (Impl::Slot& s : impl->slots) {
+    TK_CUDA_CHECK(cudaMalloc(&s.d_in, impl->in_bytes));
+    TK_CUDA_CHECK(cudaMalloc(&s.d_out, impl->out_bytes));
+    for (cudaEvent_t* e : {&s.uploaded, &s.mapped, &s.done})
+      TK_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+  }
   return std::unique_ptr<DeviceFrameMapper>(new DeviceFrameMapper(std::move(impl)));
 }
 
 std::size_t DeviceFrameMapper::input_bytes() const { return impl_->in_bytes; }
 std::size_t DeviceFrameMapper::output_bytes() const { return impl_->out_bytes; }
+int DeviceFrameMapper::frames_in_flight() const { return static_cast<int>(impl_->slots.size()); }
+int DeviceFrameMapper::pending() const { return impl_->pending; }
+
+Status DeviceFrameMapper::submit(const void* host_in, void* host_out, double dt) {
+  Impl& m = *impl_;
+  if (m.pending == static_cast<int>(m.slots.size()))
+    if (Status s = complete_oldest(); !s.ok()) return s;
+  const int index = (m.head + m.pending) % static_cast<int>(m.slots.size());
+  Impl::Slot& s = m.slots[static_cast<std::size_t>(index)];
+  // The slot's previous frame has completed (its `done` was waited for), so its buffers are free.
+  const void* src = host_in;
+  if (!page_locked(host_in)) {
+    if (!s.h_in.data)
+      if (Status st = s.h_in.allocate(m.in_bytes); !st.ok()) return st;
+    std::memcpy(s.h_in.data, host_in, m.in_bytes);
+    src = s.h_in.data;
+  }
+  s.staged_out = !page_locked(host_out);
+  if (s.staged_out && !s.h_out.data)
+    if (Status st = s.h_out.allocate(m.out_bytes); !st.ok()) return st;
+  const ToneMapperConfig& c = m.mapper->config();
+  TK_CUDA_CHECK(cudaMemcpyAsync(s.d_in, src, m.in_bytes, cudaMemcpyHostToDevice, m.upload));
+  TK_CUDA_CHECK(cudaEventRecord(s.uploaded, m.upload));
+  TK_CUDA_CHECK(cudaStreamWaitEvent(m.compute, s.uploaded, 0));
+  if (Status st = m.mapper->process(packed_planes(c.input, s.d_in, c.width, c.height), s.d_out, 0, m.compute, dt); !st.ok())
+    return st;
+  TK_CUDA_CHECK(cudaEventRecord(s.mapped, m.compute));
+  TK_CUDA_CHECK(cudaStreamWaitEvent(m.download, s.mapped, 0));
+  TK_CUDA_CHECK(cudaMemcpyAsync(s.staged_out ? s.h_out.data : host_out, s.d_out, m.out_bytes, cudaMemcpyDeviceToHost,
+                                m.download));
+  TK_CUDA_CHECK(cudaEventRecord(s.done, m.download));
+  s.user_out = host_out;
+  ++m.pending;
+  return {};
+}
+
+Status DeviceFrameMapper::complete_oldest() {
+  Impl& m = *impl_;
+  if (m.pending == 0) return {};
+  Impl::Slot& s = m.slots[static_cast<std::size_t>(m.head)];
+  const cudaError_t e = cudaEventSynchronize(s.done);
+  // The frame leaves the ring even when it failed, so that a caller draining after an error ends.
+  void* user_out = s.user_out;
+  s.user_out = nullptr;
+  m.head = (m.head + 1) % static_cast<int>(m.slots.size());
+  --m.pending;
+  if (e != cudaSuccess) return cuda::cuda_error_status(e, "cudaEventSynchronize (a frame's download)", __FILE__, __LINE__);
+  if (s.staged_out) std::memcpy(user_out, s.h_out.data, m.out_bytes);
+  return {};
+}
+
+bool DeviceFrameMapper::oldest_ready() const {
+  const Impl& m = *impl_;
+  if (m.pending == 0) return true;
+  const cudaError_t e = cudaEventQuery(m.slots[static_cast<std::size_t>(m.head)].done);
+  if (e == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;  // done, or failed: complete_oldest() reports which
+}
 
 Status DeviceFrameMapper::map(const void* host_in, void* host_out, double dt) {
-  Impl& m = *impl_;
-  const ToneMapperConfig& c = m.mapper->config();
-  std::memcpy(m.h_in, host_in, m.in_bytes);
-  TK_CUDA_CHECK(cudaMemcpyAsync(m.d_in, m.h_in, m.in_bytes, cudaMemcpyHostToDevice, m.stream));
-  if (Status s = m.mapper->process(packed_planes(c.input, m.d_in, c.width, c.height), m.d_out, 0, m.stream, dt); !s.ok())
-    return s;
-  TK_CUDA_CHECK(cudaMemcpyAsync(m.h_out, m.d_out, m.out_bytes, cudaMemcpyDeviceToHost, m.stream));
-  TK_CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  std::memcpy(host_out, m.h_out, m.out_bytes);
+  if (Status s = submit(host_in, host_out, dt); !s.ok()) return s;
+  while (impl_->pending > 0)
+    if (Status s = complete_oldest(); !s.ok()) return s;
   return {};
 }
 

@@ -17,6 +17,7 @@
 
 #include "cpu/video_decode.hpp"
 #include "gpu/gpu_test_support.hpp"
+#include "tonekit/device_frames.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "tonekit/video.hpp"
 #include "tonekit/video_tonemap.hpp"
@@ -303,6 +304,100 @@ TEST(GpuVideo, test_gpu_video_decode_matches_cpu_decode) {
       for (void* d : d_planes) cudaFree(d);
       cudaFree(d_out);
     }
+}
+
+// DeviceFrameMapper, the stream's CUDA path: three frames in flight (upload, kernels and download
+// on three streams) give the bytes of one frame at a time, with the temporal state carried in
+// frame order (a dark run and a jump back make the adaptation and a scene cut matter); host
+// buffers pageable (staged) or page-locked (read and written by the copies themselves); every
+// output byte written over a poison; statistics read right after a submit are that frame's.
+TEST(GpuVideo, test_gpu_device_frames_in_flight_match_one_at_a_time) {
+  REQUIRE_GPU();
+  const int w = 318, h = 178, frames = 14;
+  const InputFormat f = InputFormat::yuv420p10;
+  const std::size_t in_bytes = frame_bytes(f, w, h);
+  std::vector<std::vector<unsigned char>> inputs;
+  for (int i = 0; i < frames; ++i) {
+    const HostFrame fr = make_frame(f, w, h, 0, 900 + i);
+    std::vector<unsigned char> packed(in_bytes);
+    const FramePlanes dst = packed_planes(f, packed.data(), w, h);
+    for (std::size_t p = 0; p < fr.planes.size(); ++p)
+      std::memcpy(const_cast<void*>(dst.data[p]), fr.planes[p].data(), fr.planes[p].size());
+    // Luma scaled per frame: bright, a dark run, then bright again (a cut), so the state matters.
+    const float scale = i < 4 ? 1.0f : i < 9 ? 0.15f : 0.9f;
+    auto* y = reinterpret_cast<std::uint16_t*>(packed.data());
+    for (std::size_t k = 0; k < std::size_t(w) * h; ++k) y[k] = static_cast<std::uint16_t>(64 + (y[k] - 64) * scale);
+    inputs.push_back(std::move(packed));
+  }
+  for (const char* op : {"reinhard", "reinhard-sat"}) {
+    for (OutputLayout layout : {OutputLayout::yuv420p, OutputLayout::interleaved}) {
+      ToneMapperConfig cfg;
+      cfg.width = w;
+      cfg.height = h;
+      cfg.input = f;
+      cfg.colour = colour_of(Transfer::pq, Primaries::bt2020);
+      cfg.output = {PixelType::u8, layout == OutputLayout::interleaved ? 4 : 3};
+      cfg.output_layout = layout;
+      Result<Params> params = prepare_params(op, {});
+      ASSERT_TRUE(params.ok());
+      cfg.params = *params;
+      cfg.temporal = true;
+      const std::string what = std::string(op) + (layout == OutputLayout::interleaved ? " rgba" : " yuv420p");
+
+      auto one = DeviceFrameMapper::create(cfg, 1);
+      ASSERT_TRUE(one.ok()) << one.status().message();
+      const std::size_t out_bytes = one.value()->output_bytes();
+      std::vector<std::vector<unsigned char>> want(frames, std::vector<unsigned char>(out_bytes, 0xCD));
+      std::vector<FrameStats> want_stats(frames);
+      for (int i = 0; i < frames; ++i) {
+        ASSERT_TRUE(one.value()->map(inputs[i].data(), want[i].data(), 1.0 / 30).ok()) << what;
+        ASSERT_TRUE(one.value()->read_stats(want_stats[i]).ok());
+      }
+      EXPECT_NE(want[2], want[6]) << what << ": the dark run must look different";
+
+      for (const bool locked : {false, true}) {
+        auto many = DeviceFrameMapper::create(cfg, 3);
+        ASSERT_TRUE(many.ok());
+        ASSERT_EQ(many.value()->frames_in_flight(), 3);
+        std::vector<unsigned char*> in(frames), out(frames);
+        std::vector<std::vector<unsigned char>> pageable_out(frames);
+        for (int i = 0; i < frames; ++i) {
+          if (locked) {
+            void* a = nullptr;
+            void* b = nullptr;
+            CUDA_OK(cudaMallocHost(&a, in_bytes));
+            CUDA_OK(cudaMallocHost(&b, out_bytes));
+            std::memcpy(a, inputs[i].data(), in_bytes);
+            in[i] = static_cast<unsigned char*>(a);
+            out[i] = static_cast<unsigned char*>(b);
+          } else {
+            pageable_out[i].assign(out_bytes, 0);
+            in[i] = inputs[i].data();
+            out[i] = pageable_out[i].data();
+          }
+          std::memset(out[i], 0xAB, out_bytes);  // poison
+        }
+        for (int i = 0; i < frames; ++i) {
+          ASSERT_TRUE(many.value()->submit(in[i], out[i], 1.0 / 30).ok()) << what;
+          EXPECT_LE(many.value()->pending(), 3);
+          FrameStats stats;
+          ASSERT_TRUE(many.value()->read_stats(stats).ok());
+          EXPECT_EQ(stats.log_sum, want_stats[i].log_sum) << what << " frame " << i;
+        }
+        EXPECT_EQ(many.value()->pending(), 3);
+        while (many.value()->pending() > 0) ASSERT_TRUE(many.value()->complete_oldest().ok());
+        EXPECT_TRUE(many.value()->oldest_ready());
+        for (int i = 0; i < frames; ++i)
+          EXPECT_EQ(0, std::memcmp(out[i], want[i].data(), out_bytes))
+              << what << (locked ? " page-locked" : " pageable") << ": frame " << i << " differs";
+        if (locked)
+          for (int i = 0; i < frames; ++i) {
+            cudaFreeHost(in[i]);
+            cudaFreeHost(out[i]);
+          }
+      }
+    }
+  }
 }
 
 }  // namespace

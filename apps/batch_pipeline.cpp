@@ -1,13 +1,18 @@
-// Three stages over a bounded set of images: decoder threads read files (OpenEXR adds its own
+// Four stages over a bounded set of images: decoder threads read files (OpenEXR adds its own
 // thread pool inside each decode), this thread maps them in input order (the CPU backend spreads
-// each image over all cores; CUDA sees a single thread, so one context), and one writer thread
-// encodes and writes in input order (the PNG encoder deflates strips on all cores). A slot is
-// taken, in input order, before a file is read and given back once its output is written, so
+// each image over all cores; CUDA sees a single thread, so one context), encoder threads encode
+// several images at once to temporary files beside their outputs (the PNG encoder also deflates
+// strips on all cores), and one committer renames them into place in input order. A slot is
+// taken, in input order, before a file is read and given back once its output is committed, so
 // at most max_in_flight images exist whatever the batch length, and the file the mapper waits
 // for always holds a slot (no deadlock).
 #include "batch_pipeline.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -23,7 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Stage { waiting, decoded, mapped };
+enum class Stage { waiting, decoded, mapped, encoded };
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -64,8 +69,13 @@ struct Item {
   Image image;
   OutputSpec spec;
   OutputImage out;
+  std::string encoded_path;  // the encoded file, under a temporary name until its turn comes
   std::string warning;
 };
+
+// Where an encoder leaves an output until the committer renames it into place (same folder, so
+// the rename is atomic; the name cannot be another job's output).
+std::string part_path(const std::string& output) { return output + ".tonekit-part-" + std::to_string(::getpid()); }
 
 class Pipeline {
  public:
@@ -75,8 +85,10 @@ class Pipeline {
     // CPU-bound). With more cores each stage is shorter and one late file stalls the rest, so
     // decoders and slots grow with the cores (unmeasured on 16 cores: bench/cpu/STILLS_NOTES.md).
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (settings_.max_in_flight <= 0) settings_.max_in_flight = std::clamp(2 + cores / 4, 4, 8);
     if (settings_.decode_workers <= 0) settings_.decode_workers = std::clamp(cores / 4, 2, 4);
+    if (settings_.encode_workers <= 0) settings_.encode_workers = std::clamp(cores / 6, 1, 4);
+    if (settings_.max_in_flight <= 0)
+      settings_.max_in_flight = std::max(std::clamp(2 + cores / 4, 4, 8), settings_.decode_workers + settings_.encode_workers + 2);
     // Several GPUs: two images per GPU in flight besides the one being written and decoded.
     const int lanes = static_cast<int>(settings_.devices.size());
     if (lanes > 1) settings_.max_in_flight = std::max(settings_.max_in_flight, 2 * lanes + 2);
@@ -91,6 +103,8 @@ class Pipeline {
     std::vector<std::jthread> decoders;
     const int workers = std::clamp(settings_.decode_workers, 1, std::max(1, settings_.max_in_flight - 1));
     for (int i = 0; i < workers; ++i) decoders.emplace_back([this] { decode_loop(); });
+    std::vector<std::jthread> encoders;
+    for (int i = 0; i < settings_.encode_workers; ++i) encoders.emplace_back([this] { encode_loop(); });
     std::jthread writer([this] { write_loop(); });
     const std::size_t lanes = std::max<std::size_t>(1, settings_.devices.size());
     {
@@ -104,6 +118,7 @@ class Pipeline {
     result_.map_seconds = map_clock_.total();
     result_.write_seconds = write_clock_.total();
     result_.decoders = workers;
+    result_.encoders = settings_.encode_workers;
     return result_;
   }
 
@@ -196,21 +211,54 @@ class Pipeline {
     }
   }
 
+  // Encoders take the mapped images in input order, several at once (each PNG also deflates
+  // strips on every core), and write each to a temporary name beside its output.
+  void encode_loop() {
+    for (;;) {
+      std::size_t i;
+      {
+        std::lock_guard lock(mutex_);
+        if (next_encode_ >= jobs_.size()) return;
+        i = next_encode_++;
+      }
+      const BatchJob& job = jobs_[i];
+      Item& item = wait_for(i, Stage::mapped);
+      const auto t = Clock::now();
+      if (item.status.ok() && settings_.create_folders) {
+        std::error_code ec;
+        const fs::path parent = fs::path(job.output).parent_path();
+        if (!parent.empty() && !fs::exists(parent, ec)) fs::create_directories(parent, ec);
+      }
+      if (item.status.ok()) {
+        const std::string part = part_path(job.output);
+        item.status = guarded([&] { return write_output(part, item.spec, item.out); });
+        if (item.status.ok()) {
+          item.encoded_path = part;
+        } else {  // say which output failed, not its temporary name
+          std::string message = item.status.message();
+          for (std::size_t at; (at = message.find(part)) != std::string::npos;) message.replace(at, part.size(), job.output);
+          item.status = Status{item.status.code(), message};
+        }
+      }
+      item.out = OutputImage();
+      write_clock_.add(seconds_since(t));
+      advance(item, Stage::encoded);
+    }
+  }
+
+  // The committer: in input order, renames each encoded output into place (so outputs appear in
+  // order, each whole) and reports each failure in its place.
   void write_loop() {
     Progress progress(settings_.progress ? static_cast<int>(jobs_.size()) : 0);
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       const BatchJob& job = jobs_[i];
       progress.update(static_cast<int>(i), file_stem(job.input));
-      Item& item = wait_for(i, Stage::mapped);
-      const auto t = Clock::now();
+      Item& item = wait_for(i, Stage::encoded);
       Status status = item.status;
-      if (status.ok() && settings_.create_folders) {
-        std::error_code ec;
-        const fs::path parent = fs::path(job.output).parent_path();
-        if (!parent.empty() && !fs::exists(parent, ec)) fs::create_directories(parent, ec);
+      if (status.ok() && std::rename(item.encoded_path.c_str(), job.output.c_str()) != 0) {
+        status = io_error(job.output + ": cannot rename " + item.encoded_path + " to it: " + std::strerror(errno));
+        std::remove(item.encoded_path.c_str());
       }
-      if (status.ok()) status = guarded([&] { return write_output(job.output, item.spec, item.out); });
-      write_clock_.add(seconds_since(t));
       if (!item.warning.empty()) {
         progress.finish();
         warn(item.warning);
@@ -242,6 +290,7 @@ class Pipeline {
   std::condition_variable changed_;
   std::vector<std::unique_ptr<Item>> items_;  // guarded by mutex_ (the pointers; each Item by its stage)
   std::size_t next_decode_ = 0;
+  std::size_t next_encode_ = 0;
   int in_flight_ = 0;
   BatchResult result_;  // the writer's
   StageClock decode_clock_, map_clock_, write_clock_;

@@ -33,6 +33,10 @@ struct BatchSettings {
   // Images alive at once (decoding, decoded, mapped, being written); a 4K float RGB image and
   // its 8-bit output are 133 MB.
   int max_in_flight = 0;
+  // Encoding threads (0: from the core count: 1 on 2-11 cores, 2 on 12-17, up to 4): each
+  // encodes a whole image (PNG deflates its strips on every core); outputs still appear in
+  // input order (bench/cpu/STILLS_NOTES.md).
+  int encode_workers = 0;
   bool progress = false;           // a progress line on stderr (only drawn on a terminal)
   // --devices: CUDA devices the images are spread over (backend cuda), one mapping thread per
   // device taking every n-th image; written in input order as always. Empty: the current device.
@@ -46,10 +50,10 @@ struct BatchResult {
   int failed = 0;
   int exit_code = kExitOk;  // worst exit code of the failures
   // Wall time of the run, and the seconds each stage spent, summed over its threads (decoders
-  // run `decoders` at once; one mapping thread per device; one writer).
+  // run `decoders` at once; one mapping thread per device; `encoders` encoding threads).
   double seconds = 0.0;
   double decode_seconds = 0.0, map_seconds = 0.0, write_seconds = 0.0;
-  int decoders = 0;
+  int decoders = 0, encoders = 0;
 };
 
 BatchResult run_batch(const std::vector<BatchJob>& jobs, const BatchSettings& settings);

@@ -37,6 +37,7 @@ struct MapOptions {
   bool summary = false;    // --summary: the run's rate and where its time went
   int decoders = 0;        // --decoders: decoding threads (0: from the core count)
   int in_flight = 0;       // --in-flight: images alive at once (0: from the core count)
+  int encoders = 0;        // --encoders: encoding threads (0: from the core count)
 };
 
 bool is_hdr_file(const fs::path& p) {
@@ -183,6 +184,7 @@ int run_map(const MapOptions& o) {
   run.devices = devices;
   run.decode_workers = o.decoders;
   run.max_in_flight = o.in_flight;
+  run.encode_workers = o.encoders;
   if (o.automatic) run.choose_params = choose_auto_params;  // --auto (apps/auto_select.cpp)
   const BatchResult result = run_batch(jobs, run);
   if (batch && result.failed > 0)
@@ -191,10 +193,10 @@ int run_map(const MapOptions& o) {
     const double n = static_cast<double>(jobs.size());
     std::fprintf(stderr,
                  "tonekit: %zu images in %.3f s (%.2f images/s); per image: decode %.1f ms (%d decoders), map %.1f ms, "
-                 "encode and write %.1f ms\n",
+                 "encode and write %.1f ms (%d encoders)\n",
                  jobs.size(), result.seconds, result.seconds > 0 ? n / result.seconds : 0.0,
                  1e3 * result.decode_seconds / n, result.decoders, 1e3 * result.map_seconds / n,
-                 1e3 * result.write_seconds / n);
+                 1e3 * result.write_seconds / n, result.encoders);
   }
   return result.exit_code;
 }
@@ -224,6 +226,9 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--summary", o->summary,
                 "one line on stderr at the end: images per second and the time each stage took per image");
   cmd->add_option("--decoders", o->decoders, "decoding threads (0: from the core count)")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  cmd->add_option("--encoders", o->encoders, "encoding threads (0: from the core count)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
   cmd->add_option("--in-flight", o->in_flight, "images held at once, decoded to written (0: from the core count)")

@@ -19,10 +19,11 @@ if [[ ${1:-} == bundle ]]; then
   for l in $(ldd "$B/bin/tonekit" "$B/bin/tonekit_tests" | awk '/=> \//{print $3}' | sort -u); do
     case $(basename "$l") in libc.so*|libm.so*|libstdc++*|libgcc_s*|libmvec*|libpthread*|libdl*|librt*) ;; *) cp -L "$l" "$C/lib/" ;; esac
   done
+  gzip -9f "$C"/lib/*  # the device tool carries 64 MiB at most
   du -sh "$C"
   exit 0
 fi
-for f in "$C"/bin/*.gz; do [[ -f $f ]] && gunzip -kf "$f"; done
+for f in "$C"/bin/*.gz "$C"/lib/*.gz; do [[ -f $f ]] && gunzip -kf "$f"; done
 chmod +x "$C"/bin/* 2>/dev/null
 export LD_LIBRARY_PATH=$PWD/$C/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 T=$PWD/$C/bin/tonekit
@@ -81,9 +82,11 @@ for bin in "$T" $BASE; do
 done
 echo "== batch of $N 4K EXRs -> PNG"
 mkdir -p batch && for i in $(seq -w 1 $N); do cp in.exr batch/f$i.exr; done
-# BATCH_ARGS: extra map options to compare (e.g. "--decoders 8"), one run each after the default.
+# BATCH_ARGS: extra map option sets to compare, separated by ';' (e.g. "--encoders 1;--encoders 3"),
+# one run each after the defaults.
+IFS=';' read -ra extras <<< "${BATCH_ARGS:-}"
 for b in cuda cpu; do
-  for extra in "" ${BATCH_ARGS:+"$BATCH_ARGS"}; do
+  for extra in "" "${extras[@]}"; do
     rm -rf out && mkdir out
     s=$(date +%s.%N); "$T" map batch -o "out/{name}.png" --backend $b --summary $extra 2>&1 | tail -1; e=$(date +%s.%N)
     echo "$b ${extra:-(defaults)}: $(calc "$N / ($e - $s)") images/s whole process"

@@ -110,16 +110,27 @@ TEST_F(Batch, OrderedOutputsAndOneCorruptFileIsolated) {
     EXPECT_EQ(slurp(dir_ / "out" / (name + ".png")), slurp(dir_ / "single.png")) << name;
   }
 
-  // Written in input order: one writer, so the modification times never go backwards.
-  struct stat previous {};
-  for (const std::string name : {"0001_a", "0002_b", "0004_d", "0005_e", "0006_f"}) {
-    struct stat info {};
-    ASSERT_EQ(::stat((dir_ / "out" / (name + ".png")).c_str(), &info), 0);
-    EXPECT_TRUE(info.st_mtim.tv_sec > previous.st_mtim.tv_sec ||
-                (info.st_mtim.tv_sec == previous.st_mtim.tv_sec && info.st_mtim.tv_nsec >= previous.st_mtim.tv_nsec))
-        << name;
-    previous = info;
-  }
+  // Committed in input order: the renames into place (which set each file's ctime) never go
+  // backwards, with one encoder or several encoding at once (same bytes either way), and no
+  // temporary file is left behind.
+  auto committed_in_order = [&](const fs::path& folder) {
+    struct stat previous {};
+    for (const std::string name : {"0001_a", "0002_b", "0004_d", "0005_e", "0006_f"}) {
+      struct stat info {};
+      ASSERT_EQ(::stat((folder / (name + ".png")).c_str(), &info), 0);
+      EXPECT_TRUE(info.st_ctim.tv_sec > previous.st_ctim.tv_sec ||
+                  (info.st_ctim.tv_sec == previous.st_ctim.tv_sec && info.st_ctim.tv_nsec >= previous.st_ctim.tv_nsec))
+          << folder << " " << name;
+      previous = info;
+    }
+  };
+  committed_in_order(dir_ / "out");
+  const CliRun three = run_cli(dir_, {"map", "in", "-o", "out3/{index}_{name}.png", "--op", "drago", "--encoders", "3"});
+  EXPECT_EQ(three.code, 1) << three.err;
+  EXPECT_EQ(listing(dir_ / "out3"), listing(dir_ / "out"));
+  for (const std::string name : {"0001_a", "0002_b", "0004_d", "0005_e", "0006_f"})
+    EXPECT_EQ(slurp(dir_ / "out3" / (name + ".png")), slurp(dir_ / "out" / (name + ".png"))) << name;
+  committed_in_order(dir_ / "out3");
 }
 
 TEST_F(Batch, FailedWriteLeavesNoPartialOrTemporaryFile) {

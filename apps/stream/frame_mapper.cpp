@@ -123,6 +123,29 @@ const char* FrameMapper::backend_label() const {
   return backend_name(s_.backend);
 }
 
+// Buffers of 256 KiB and more: below that a staging copy costs less than the locking.
+void FrameMapper::note_buffer(void* p, std::size_t bytes) {
+  if (bytes < (std::size_t{256} << 10)) return;
+  if (++buffer_uses_[p] == 2) device_->lock_host_buffer(p, bytes);
+}
+
+void FrameMapper::release(Frame& frame) {
+  if (!device_) return;
+  for (const void* p : {static_cast<const void*>(frame.bytes.data()), static_cast<const void*>(frame.image.pixels.data())}) {
+    auto it = buffer_uses_.find(p);
+    if (it == buffer_uses_.end()) continue;
+    if (it->second >= 2) device_->unlock_host_buffer(const_cast<void*>(p));
+    buffer_uses_.erase(it);
+  }
+}
+
+void FrameMapper::release_buffers() {
+  if (!device_) return;
+  for (const auto& [p, uses] : buffer_uses_)
+    if (uses >= 2) device_->unlock_host_buffer(const_cast<void*>(p));
+  buffer_uses_.clear();
+}
+
 int FrameMapper::pending() const { return device_ ? device_->pending() : 0; }
 bool FrameMapper::oldest_ready() const { return !device_ || device_->oldest_ready(); }
 Status FrameMapper::complete_oldest() { return device_ ? device_->complete_oldest() : Status{}; }
@@ -187,6 +210,8 @@ Status FrameMapper::submit(Frame& in, Frame& out) {
     return {};
   }
   if (device_) {
+    note_buffer(const_cast<void*>(host_in), device_->input_bytes());
+    note_buffer(out.bytes.data(), out.bytes.size());
     if (Status s = device_->submit(host_in, out.bytes.data(), s_.frame_seconds); !s.ok()) return s;
     if (log_) {  // waits for this frame's kernels (not its download): the log is in frame order
       FrameStats adapted;

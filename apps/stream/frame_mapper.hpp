@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "stream/fast_video.hpp"
@@ -66,6 +67,11 @@ class FrameMapper {
   Status complete_oldest();
   // True when complete_oldest() would not wait.
   bool oldest_ready() const;
+  // A frame buffer is about to be freed (the stream drops a read-ahead frame): unlock it if the
+  // device path locked it. release_buffers(): every buffer, at the end of a stream (after the
+  // last complete_oldest, before the frames are freed).
+  void release(Frame& frame);
+  void release_buffers();
   // submit + complete: one frame, synchronously.
   Status map(Frame& in, Frame& out);
   // "cpu", "cuda" or "cuda (several GPUs)" once started; "auto" before.
@@ -82,6 +88,7 @@ class FrameMapper {
   Status map_on_cpu(Frame& in, Frame& out);
   Status decode(Frame& in, ImageView& view);
   void log_row(const FrameStats& adapted);
+  void note_buffer(void* p, std::size_t bytes);
   MapperSetup s_;
   bool started_ = false;
   std::size_t output_bytes_ = 0;
@@ -95,6 +102,9 @@ class FrameMapper {
   // --backend cuda: the whole frame (decode, glare, temporal, map, 4:2:0 encode) on the device,
   // several frames in flight.
   std::unique_ptr<DeviceFrameMapper> device_;
+  // The device path's view of the stream's frame buffers, by address: a buffer seen a second time
+  // belongs to the stream's pool and is page-locked, so that its frames need no staging copy.
+  std::unordered_map<const void*, int> buffer_uses_;
   // --devices: the frame split over several GPUs.
   std::unique_ptr<MultiGpuToneMapper> multi_;
   long long frame_ = 0;

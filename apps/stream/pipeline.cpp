@@ -122,6 +122,7 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
   auto recycle_input = [&](Frame&& in) {
     if (input_frames.load() > base_frames) {
       --input_frames;  // a read-ahead frame: freed here
+      mapper.release(in);
       return;
     }
     free_in.push(std::move(in));
@@ -218,6 +219,7 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
   // A writer that stopped early leaves the reader to be released.
   if (outcome.downstream_closed || !outcome.writer_status.ok()) stop_everything();
   reader.join();
+  mapper.release_buffers();  // the frames are freed when this function returns
   outcome.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return outcome;
 }

@@ -41,6 +41,13 @@ class DeviceFrameMapper {
   Status complete_oldest();
   // True when the oldest pending frame has finished on the device (never blocks).
   bool oldest_ready() const;
+  // Page-locks host memory that will be handed to submit() again and again (a stream's pool of
+  // frame buffers; cudaHostRegister, ~2 ms for 25 MB once), so that its frames are copied to and
+  // from it directly instead of through the staging buffers. False when the memory cannot be
+  // locked (it then goes through staging, as before). Unlock it before freeing it; the mapper
+  // unlocks what is left when it is destroyed.
+  bool lock_host_buffer(void* p, std::size_t bytes);
+  void unlock_host_buffer(void* p);
   // submit + complete every pending frame.
   Status map(const void* host_in, void* host_out, double dt_seconds);
 

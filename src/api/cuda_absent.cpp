@@ -45,6 +45,8 @@ Status DeviceFrameMapper::submit(const void*, void*, double) { return no_cuda_bu
 int DeviceFrameMapper::pending() const { return 0; }
 Status DeviceFrameMapper::complete_oldest() { return no_cuda_build(); }
 bool DeviceFrameMapper::oldest_ready() const { return true; }
+bool DeviceFrameMapper::lock_host_buffer(void*, std::size_t) { return false; }
+void DeviceFrameMapper::unlock_host_buffer(void*) {}
 Status DeviceFrameMapper::map(const void*, void*, double) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_stats(FrameStats&, FrameStats*) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_temporal_state(TemporalState&) { return no_cuda_build(); }

@@ -58,6 +58,7 @@ struct DeviceFrameMapper::Impl {
   std::unique_ptr<ToneMapper> mapper;
   cudaStream_t upload = nullptr, compute = nullptr, download = nullptr;
   std::vector<Slot> slots;
+  std::vector<void*> locked;  // lock_host_buffer's, unlocked at the end
   int head = 0;     // the oldest pending slot
   int pending = 0;
   std::size_t in_bytes = 0, out_bytes = 0;
@@ -74,6 +75,8 @@ struct DeviceFrameMapper::Impl {
     }
     for (cudaStream_t s : {upload, compute, download})
       if (s) cudaStreamDestroy(s);
+    for (void* p : locked) cudaHostUnregister(p);
+    cudaGetLastError();  // memory freed while locked is the caller's bug; do not leave it to the next call
   }
 };
 
@@ -163,6 +166,26 @@ bool DeviceFrameMapper::oldest_ready() const {
     return false;
   }
   return true;  // done, or failed: complete_oldest() reports which
+}
+
+bool DeviceFrameMapper::lock_host_buffer(void* p, std::size_t bytes) {
+  if (!p || bytes == 0 || page_locked(p)) return page_locked(p);
+  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+    cudaGetLastError();  // e.g. a page shared with a buffer locked already: staging it is
+    return false;
+  }
+  impl_->locked.push_back(p);
+  return true;
+}
+
+void DeviceFrameMapper::unlock_host_buffer(void* p) {
+  auto& locked = impl_->locked;
+  for (std::size_t i = 0; i < locked.size(); ++i)
+    if (locked[i] == p) {
+      if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+      locked.erase(locked.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
 }
 
 Status DeviceFrameMapper::map(const void* host_in, void* host_out, double dt) {

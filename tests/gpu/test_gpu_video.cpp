@@ -10,7 +10,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -309,7 +311,8 @@ TEST(GpuVideo, test_gpu_video_decode_matches_cpu_decode) {
 // DeviceFrameMapper, the stream's CUDA path: three frames in flight (upload, kernels and download
 // on three streams) give the bytes of one frame at a time, with the temporal state carried in
 // frame order (a dark run and a jump back make the adaptation and a scene cut matter); host
-// buffers pageable (staged) or page-locked (read and written by the copies themselves); every
+// buffers pageable (staged), page-locked by cudaMallocHost or by lock_host_buffer (read and
+// written by the copies themselves); every
 // output byte written over a poison; statistics read right after a submit are that frame's.
 TEST(GpuVideo, test_gpu_device_frames_in_flight_match_one_at_a_time) {
   REQUIRE_GPU();
@@ -355,7 +358,9 @@ TEST(GpuVideo, test_gpu_device_frames_in_flight_match_one_at_a_time) {
       }
       EXPECT_NE(want[2], want[6]) << what << ": the dark run must look different";
 
-      for (const bool locked : {false, true}) {
+      // 0: pageable (staged), 1: cudaMallocHost, 2: pageable locked with lock_host_buffer.
+      for (const int mode : {0, 1, 2}) {
+        const bool locked = mode == 1;
         auto many = DeviceFrameMapper::create(cfg, 3);
         ASSERT_TRUE(many.ok());
         ASSERT_EQ(many.value()->frames_in_flight(), 3);
@@ -377,6 +382,25 @@ TEST(GpuVideo, test_gpu_device_frames_in_flight_match_one_at_a_time) {
           }
           std::memset(out[i], 0xAB, out_bytes);  // poison
         }
+        // Mode 2: page-aligned malloc'd buffers (no page shared between two of them), locked and
+        // unlocked by the mapper.
+        struct Free {
+          void operator()(unsigned char* p) const { std::free(p); }
+        };
+        std::vector<std::unique_ptr<unsigned char, Free>> own;
+        auto aligned = [&](std::size_t n) {
+          own.emplace_back(static_cast<unsigned char*>(std::aligned_alloc(4096, (n + 4095) / 4096 * 4096)));
+          return own.back().get();
+        };
+        if (mode == 2)
+          for (int i = 0; i < frames; ++i) {
+            in[i] = aligned(in_bytes);
+            std::memcpy(in[i], inputs[i].data(), in_bytes);
+            out[i] = aligned(out_bytes);
+            std::memset(out[i], 0xAB, out_bytes);
+            EXPECT_TRUE(many.value()->lock_host_buffer(in[i], in_bytes)) << what << " frame " << i;
+            EXPECT_TRUE(many.value()->lock_host_buffer(out[i], out_bytes)) << what << " frame " << i;
+          }
         for (int i = 0; i < frames; ++i) {
           ASSERT_TRUE(many.value()->submit(in[i], out[i], 1.0 / 30).ok()) << what;
           EXPECT_LE(many.value()->pending(), 3);
@@ -389,7 +413,12 @@ TEST(GpuVideo, test_gpu_device_frames_in_flight_match_one_at_a_time) {
         EXPECT_TRUE(many.value()->oldest_ready());
         for (int i = 0; i < frames; ++i)
           EXPECT_EQ(0, std::memcmp(out[i], want[i].data(), out_bytes))
-              << what << (locked ? " page-locked" : " pageable") << ": frame " << i << " differs";
+              << what << " mode " << mode << ": frame " << i << " differs";
+        if (mode == 2)
+          for (int i = 0; i < frames; ++i) {
+            many.value()->unlock_host_buffer(in[i]);
+            many.value()->unlock_host_buffer(out[i]);
+          }
         if (locked)
           for (int i = 0; i < frames; ++i) {
             cudaFreeHost(in[i]);

@@ -548,17 +548,19 @@ TEST_F(StreamCli, CudaBackendMatchesTheReference) {
   }
 }
 
-// --backend cuda keeps three frames in flight and reads ahead while CUDA starts: a 40-frame
+// --backend cuda keeps three frames in flight, reads ahead while CUDA starts, and page-locks the
+// stream's own frame buffers (frames of 256 KiB and more) once they come round again: a 40-frame
 // stream from a file, through a pipe, and through a pipe whose producer stalls twice (the
 // pending frames must still come out), all the same bytes, frame for frame, and within the
 // reference's tolerance of the CPU's. Skips without a GPU.
 TEST_F(StreamCli, CudaFramesInFlightKeepOrderAndState) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or a build without CUDA): the cuda backend is not run";
-  ASSERT_EQ(sh("$T synth night-drive seq.y4m --frames 40 --size 160x90").code, 0);
+  ASSERT_EQ(sh("$T synth night-drive seq.y4m --frames 40 --size 640x360").code, 0);
   const std::string args = " --backend cuda --temporal --op reinhard-sat --output-format rgb24";
   ASSERT_EQ(sh("$T stream seq.y4m file.rgb" + args).code, 0);
   ASSERT_EQ(sh("cat seq.y4m | $T stream - - " + args + " | cat > pipe.rgb", 1).code, 0);
-  const std::size_t frame = std::size_t(160) * 90 * 3, in_frame = std::size_t(160) * 90 * 3 + 6;
+  // 640 x 360: 4:2:0 10-bit in and rgb24 out are both 691200 bytes a frame (the y4m adds FRAME\n).
+  const std::size_t frame = std::size_t(640) * 360 * 3, in_frame = frame + 6;
   const std::string stall = "(head -c " + std::to_string(4000 + 3 * in_frame) + " seq.y4m; sleep 0.6; tail -c +" +
                             std::to_string(4001 + 3 * in_frame) + " seq.y4m | head -c " + std::to_string(20 * in_frame) +
                             "; sleep 0.4; tail -c +" + std::to_string(4001 + 23 * in_frame) + " seq.y4m)";

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <chrono>
@@ -67,6 +68,7 @@ struct Item {
   Stage stage = Stage::waiting;
   Status status;
   Image image;
+  io::HalfImage half;  // a half RGB(A) EXR kept half (keeps_half), else empty and `image` holds it
   OutputSpec spec;
   OutputImage out;
   std::string encoded_path;  // the encoded file, under a temporary name until its turn comes
@@ -137,6 +139,19 @@ class Pipeline {
     changed_.notify_all();
   }
 
+  // Half RGB(A) EXRs stay half into the GPU path (uploaded as half RGBA: 8 bytes a pixel
+  // instead of 12, and no widening on the CPU) when nothing needs a float image of the scene
+  // (glare and --auto work on float images). Not for the CPU backend: its map would widen each
+  // pixel twice (statistics and map), which measured slower than OpenEXR widening once (4K, 2
+  // cores: 0.47 against 0.38 user seconds), for the same bytes out.
+  bool keeps_half(const std::string& path) const {
+    if (settings_.glare.strength > 0 || settings_.choose_params) return false;
+    if (settings_.backend == Backend::cpu || (settings_.backend == Backend::automatic && !cuda_available())) return false;
+    std::string ext = fs::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".exr";
+  }
+
   void decode_loop() {
     for (;;) {
       std::size_t i;
@@ -150,6 +165,14 @@ class Pipeline {
       auto item = std::make_unique<Item>();
       const auto t = Clock::now();
       item->status = guarded([&] {
+        if (keeps_half(jobs_[i].input)) {
+          auto half = io::read_half_rgba(jobs_[i].input);
+          if (half.ok()) {
+            item->half = std::move(*half);
+            return Status::ok_status();
+          }
+          if (half.status().code() != StatusCode::unsupported) return half.status();
+        }
         auto image = io::read_image(jobs_[i].input);
         if (!image.ok()) return image.status();
         item->image = std::move(*image);
@@ -185,7 +208,8 @@ class Pipeline {
       settings.backend = backend_for_image();
       if (item.status.ok() && !device.ok()) item.status = device;
       if (item.status.ok()) {
-        auto spec = output_spec_for(jobs_[i].output, settings_.bits, item.image.channels);
+        const bool half = !item.half.pixels.bytes.empty();
+        auto spec = output_spec_for(jobs_[i].output, settings_.bits, half ? item.half.file_channels : item.image.channels);
         if (!spec.ok()) {
           item.status = spec.status();
         } else {
@@ -193,7 +217,10 @@ class Pipeline {
           item.spec.jpeg_quality = settings_.jpeg_quality;
           item.spec.png_level = settings_.png_level;
           FrameStats stats;
-          item.status = guarded([&] { return map_one_image(item.image, settings, item.spec, item.out, stats, jobs_[i].input); });
+          item.status = guarded([&] {
+            if (half) return tone_map(item.half.pixels.view(), *settings.params, item.spec.format, settings.backend, item.out, &stats);
+            return map_one_image(item.image, settings, item.spec, item.out, stats, jobs_[i].input);
+          });
           // Sanitised pixels are reported, not fatal (README "Bad pixels").
           if (item.status.ok() && (stats.nan_count || stats.inf_count || stats.negative_count)) {
             char line[160];
@@ -206,6 +233,7 @@ class Pipeline {
         }
       }
       item.image = Image();  // the input is no longer needed: free it before the write
+      item.half = io::HalfImage();
       map_clock_.add(seconds_since(t));
       advance(item, Stage::mapped);
     }

@@ -70,6 +70,10 @@ Status use_cuda_device(int device);
 // `out` is (re)allocated. Never writes NaN.
 Status tone_map(const Image& input, const Params& params, OutputFormat format, Backend backend,
                 OutputImage& out, FrameStats* stats = nullptr, MapTimings* timings = nullptr);
+// The same for a host view: float RGB or RGBA, or half RGBA (io::read_half_rgba), which either
+// backend maps without widening it first.
+Status tone_map(const ImageView& input, const Params& params, OutputFormat format, Backend backend,
+                OutputImage& out, FrameStats* stats = nullptr, MapTimings* timings = nullptr);
 
 namespace cpu {
 FrameStats compute_stats(const ImageView& input);

@@ -26,7 +26,7 @@ int device_count() { return 0; }
 Status use_device(int) { return no_cuda_build(); }
 Status create_context() { return no_cuda_build(); }
 
-Status tone_map_host(const Image&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*) {
+Status tone_map_host(const ImageView&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*) {
   return no_cuda_build();
 }
 

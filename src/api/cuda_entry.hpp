@@ -29,7 +29,9 @@ Status use_device(int device);
 Status create_context();
 
 // Whole-image tone mapping of a host image through the streamed host API.
-Status tone_map_host(const Image& input, const Params& params, OutputFormat format, OutputImage& out,
+// Whole-image tone mapping of a host image (float RGB/RGBA or half RGBA view) through one
+// cached device mapper.
+Status tone_map_host(const ImageView& input, const Params& params, OutputFormat format, OutputImage& out,
                      FrameStats* stats, MapTimings* timings);
 
 }  // namespace tonekit::cuda_entry

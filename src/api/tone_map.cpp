@@ -43,10 +43,13 @@ double FrameStats::dynamic_range_stops() const {
   return std::log2(max_luminance / min_positive_luminance);
 }
 
-Status tone_map(const Image& input, const Params& params, OutputFormat format, Backend backend, OutputImage& out,
+Status tone_map(const ImageView& input, const Params& params, OutputFormat format, Backend backend, OutputImage& out,
                 FrameStats* stats, MapTimings* timings) {
-  if (input.width <= 0 || input.height <= 0 || input.pixels.size() != static_cast<std::size_t>(input.width) * input.height * input.channels)
-    return invalid_argument("tone_map: empty or inconsistent input image");
+  if (input.width <= 0 || input.height <= 0 || input.data == nullptr || input.space != MemorySpace::host)
+    return invalid_argument("tone_map: empty input image, or not in host memory");
+  if (input.channels != 3 && input.channels != 4) return invalid_argument("tone_map: input must have 3 or 4 channels");
+  if (input.type != PixelType::f32 && input.type != PixelType::f16)
+    return invalid_argument("tone_map: input must be float or half");
   if (format.channels != 3 && format.channels != 4) return invalid_argument("tone_map: output must have 3 or 4 channels");
   if (backend == Backend::automatic) backend = cuda_entry::available() ? Backend::cuda : Backend::cpu;
   if (backend == Backend::cuda) {
@@ -55,7 +58,14 @@ Status tone_map(const Image& input, const Params& params, OutputFormat format, B
     return cuda_entry::tone_map_host(input, params, format, out, stats, timings);
   }
   out.allocate(input.width, input.height, format.channels, format.type);
-  return cpu::tone_map(input.view(), params, out.view(), stats, timings);
+  return cpu::tone_map(input, params, out.view(), stats, timings);
+}
+
+Status tone_map(const Image& input, const Params& params, OutputFormat format, Backend backend, OutputImage& out,
+                FrameStats* stats, MapTimings* timings) {
+  if (input.width <= 0 || input.height <= 0 || input.pixels.size() != static_cast<std::size_t>(input.width) * input.height * input.channels)
+    return invalid_argument("tone_map: empty or inconsistent input image");
+  return tone_map(input.view(), params, format, backend, out, stats, timings);
 }
 
 }  // namespace tonekit

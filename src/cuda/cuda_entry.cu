@@ -194,15 +194,20 @@ Status create_context() {
   return {};
 }
 
-Status tone_map_host(const Image& input, const Params& params, OutputFormat format, OutputImage& out, FrameStats* stats,
-                     MapTimings* timings) {
+Status tone_map_host(const ImageView& input, const Params& params, OutputFormat format, OutputImage& out,
+                     FrameStats* stats, MapTimings* timings) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (input.channels != 3 && input.channels != 4)
-    return unsupported("--backend cuda: input must have 3 or 4 channels (has " + std::to_string(input.channels) + ")");
+  InputFormat layout;
+  if (input.type == PixelType::f32 && input.channels == 3) layout = InputFormat::rgb_f32;
+  else if (input.type == PixelType::f32 && input.channels == 4) layout = InputFormat::rgba_f32;
+  else if (input.type == PixelType::f16 && input.channels == 4) layout = InputFormat::rgba_f16;
+  else
+    return unsupported("--backend cuda: input must be float RGB or RGBA, or half RGBA (has " +
+                       std::to_string(input.channels) + " channels of " + pixel_type_name(input.type) + ")");
   ToneMapperConfig cfg;
   cfg.width = input.width;
   cfg.height = input.height;
-  cfg.input = input.channels == 4 ? InputFormat::rgba_f32 : InputFormat::rgb_f32;
+  cfg.input = layout;
   cfg.output = format;
   cfg.params = params;
   cfg.timings = timings != nullptr;
@@ -226,7 +231,7 @@ Status tone_map_host(const Image& input, const Params& params, OutputFormat form
     // by the next call's release().
     f.release();
     TK_CUDA_CHECK(cudaStreamCreateWithFlags(&f.stream, cudaStreamNonBlocking));
-    TK_CUDA_CHECK(cudaMalloc(&f.d_in, input.pixels.size() * sizeof(float)));
+    TK_CUDA_CHECK(cudaMalloc(&f.d_in, input.pixel_bytes() * static_cast<std::size_t>(input.width) * input.height));
     TK_CUDA_CHECK(cudaMalloc(&f.d_out, bytes_per_channel(format.type) * format.channels *
                                            static_cast<std::size_t>(input.width) * input.height));
     auto mapper = ToneMapper::create(cfg);
@@ -239,8 +244,9 @@ Status tone_map_host(const Image& input, const Params& params, OutputFormat form
     f.mapper = std::move(mapper.value());
   }
   out.allocate(input.width, input.height, format.channels, format.type);
-  TK_CUDA_CHECK(cudaMemcpyAsync(f.d_in, input.pixels.data(), input.pixels.size() * sizeof(float),
-                                cudaMemcpyHostToDevice, f.stream));
+  const std::size_t row_bytes = input.pixel_bytes() * static_cast<std::size_t>(input.width);
+  TK_CUDA_CHECK(cudaMemcpy2DAsync(f.d_in, row_bytes, input.data, input.stride(), row_bytes, static_cast<std::size_t>(input.height),
+                                  cudaMemcpyHostToDevice, f.stream));
   if (Status s = f.mapper->process(f.d_in, 0, f.d_out, 0, f.stream); !s.ok()) return s;
   TK_CUDA_CHECK(cudaMemcpyAsync(out.bytes.data(), f.d_out, out.bytes.size(), cudaMemcpyDeviceToHost, f.stream));
   TK_CUDA_CHECK(cudaStreamSynchronize(f.stream));

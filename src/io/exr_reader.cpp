@@ -140,7 +140,49 @@ Result<Image> decode(const std::string& name, const std::uint8_t* data, std::siz
   return image;
 }
 
+// A half RGB(A) file into half RGBA: the same FrameBuffer read with HALF slices, no widening.
+Result<HalfImage> decode_half(const std::string& name, const std::uint8_t* data, std::size_t size, const ReadLimits& limits) {
+  MemoryIStream stream(name, data, size);
+  auto headers = read_exr_headers(name, stream, size, limits);
+  if (!headers.ok()) return headers.status();
+  const Imf::Header& header = headers->parts[0];
+  if (!has_rgb(header)) return unsupported(name + ": not an RGB OpenEXR file (grey, luminance/chroma or no colour)");
+  for (const char* channel_name : {"R", "G", "B", "A"}) {
+    const Imf::Channel* channel = header.channels().findChannel(channel_name);
+    if (channel == nullptr) continue;
+    if (channel->type != Imf::HALF) return unsupported(name + ": channel " + channel_name + " is not stored as half");
+    if (channel->xSampling != 1 || channel->ySampling != 1)
+      return unsupported(name + ": OpenEXR channel " + channel_name + " is subsampled, which is not supported");
+  }
+  const Imath::Box2i& window = header.dataWindow();
+  HalfImage out;
+  out.file_channels = has_channel(header, "A") ? 4 : 3;
+  out.pixels.allocate(window.max.x - window.min.x + 1, window.max.y - window.min.y + 1, 4, PixelType::f16);
+  constexpr std::size_t x_stride = 4 * sizeof(std::uint16_t);
+  const std::size_t y_stride = x_stride * static_cast<std::size_t>(out.pixels.width);
+  auto* base = reinterpret_cast<std::uint16_t*>(out.pixels.bytes.data());
+  Imf::FrameBuffer frame_buffer;
+  const char* const names[] = {"R", "G", "B", "A"};
+  for (int c = 0; c < 4; ++c)  // absent colour channels read as 0 and absent alpha as 1 (opaque)
+    frame_buffer.insert(names[c], Imf::Slice::Make(Imf::HALF, base + c, window, x_stride, y_stride, 1, 1, c == 3 ? 1.0 : 0.0));
+  stream.seekg(0);
+  Imf::MultiPartInputFile file(stream, exr_threads());
+  Imf::InputPart part(file, 0);
+  part.setFrameBuffer(frame_buffer);
+  part.readPixels(window.min.y, window.max.y);
+  return out;
+}
+
 }  // namespace
+
+Result<HalfImage> read_exr_half_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
+                                       const ReadLimits& limits) {
+  try {
+    return decode_half(name, data, size, limits);
+  } catch (...) {
+    return exr_exception_status(name);
+  }
+}
 
 Result<Image> read_exr_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
                               const ReadLimits& limits) {

@@ -101,6 +101,22 @@ Result<Image> read_image(const std::string& path) {
   }
 }
 
+Result<HalfImage> read_half_rgba(const std::string& path) {
+  try {
+    auto prefix = read_file_prefix(path, 4);
+    if (!prefix.ok()) return prefix.status();
+    if (detect_format(prefix->bytes.data(), prefix->bytes.size()) != FileFormat::exr)
+      return unsupported(path + ": not an OpenEXR file");
+    auto file = read_file_bytes(path);
+    if (!file.ok()) return file.status();
+    return read_exr_half_memory(path, file->bytes.data(), file->bytes.size());
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::out_of_memory, path + ": out of memory while reading");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::runtime_error, path + ": " + one_line(e.what()));
+  }
+}
+
 Result<ImageMetadata> probe_image(const std::string& path) {
   try {
     auto file = read_file_prefix(path, kProbeBytes);

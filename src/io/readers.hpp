@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tonekit/image.hpp"
+#include "tonekit/io.hpp"
 #include "tonekit/status.hpp"
 
 namespace tonekit::io {
@@ -28,6 +29,10 @@ FileFormat detect_format(const std::uint8_t* data, std::size_t size);
 // Whole-image readers on a complete file held in memory.
 Result<Image> read_exr_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
                               const ReadLimits& limits = {});
+// An RGB(A) OpenEXR whose colour (and alpha) channels are all half, as half RGBA (see
+// io::read_half_rgba); anything else is `unsupported`, for read_exr_memory to read.
+Result<HalfImage> read_exr_half_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
+                                       const ReadLimits& limits = {});
 Result<Image> read_rgbe_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
                                const ReadLimits& limits = {});
 Result<Image> read_pfm_memory(const std::string& name, const std::uint8_t* data, std::size_t size,

@@ -546,3 +546,50 @@ TEST(GpuRealImages, test_gpu_real_images) {
 }
 
 }  // namespace
+
+// The host API on a half RGBA view (what `tonekit map --backend cuda` passes for a half EXR,
+// io::read_half_rgba): uploaded and mapped as half, the bytes of the same values widened to a
+// float image first, on the device; within one code of the CPU's. Awkward sizes, RGB and RGBA
+// outputs, NaN / Inf / negative samples counted alike.
+TEST(GpuHostApi, test_gpu_half_view_matches_float_image) {
+  REQUIRE_GPU();
+  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{3840, 2160}, std::pair{1001, 257}, std::pair{4097, 3}}) {
+    std::mt19937 rng(static_cast<unsigned>(w * 31 + h));
+    std::uniform_real_distribution<float> stops(-14.0f, 14.0f);
+    std::vector<std::uint16_t> half(static_cast<std::size_t>(w) * h * 4);
+    Image widened(w, h, 4);
+    for (std::size_t i = 0; i < half.size(); ++i) {
+      half[i] = core::float_to_half(i % 4 == 3 ? 1.0f : std::exp2(stops(rng)));
+      if (i == 6) half[i] = 0x7E00;   // NaN
+      if (i == 9) half[i] = 0x7C00;   // +Inf
+      if (i == 13) half[i] = 0xC000;  // -2
+      widened.pixels[i] = core::half_to_float(half[i]);
+    }
+    const ImageView view{half.data(), w, h, 4, PixelType::f16, 0, MemorySpace::host};
+    for (const char* op : {"reinhard", "drago", "reinhard-sat"}) {
+      Result<Params> params = prepare_params(op, {});
+      ASSERT_TRUE(params.ok());
+      for (const int channels : {3, 4}) {
+        const OutputFormat format{PixelType::u8, channels};
+        OutputImage from_half, from_float, cpu;
+        from_half.bytes.assign(std::size_t(w) * h * channels, 0xAB);  // poison
+        FrameStats sh, sf;
+        ASSERT_TRUE(tone_map(view, *params, format, Backend::cuda, from_half, &sh).ok()) << op;
+        ASSERT_TRUE(tone_map(widened, *params, format, Backend::cuda, from_float, &sf).ok()) << op;
+        ASSERT_TRUE(tone_map(view, *params, format, Backend::cpu, cpu).ok()) << op;
+        const std::string what = std::string(op) + " " + std::to_string(w) + "x" + std::to_string(h) + " to " +
+                                 std::to_string(channels) + " channels";
+        EXPECT_TRUE(from_half.bytes == from_float.bytes) << what;
+        EXPECT_EQ(sh.nan_count, sf.nan_count) << what;
+        EXPECT_EQ(sh.inf_count, sf.inf_count) << what;
+        EXPECT_EQ(sh.negative_count, sf.negative_count) << what;
+        EXPECT_EQ(sh.log_average, sf.log_average) << what;
+        ASSERT_EQ(cpu.bytes.size(), from_half.bytes.size());
+        int worst = 0;
+        for (std::size_t i = 0; i < cpu.bytes.size(); ++i)
+          worst = std::max(worst, std::abs(int(cpu.bytes[i]) - int(from_half.bytes[i])));
+        EXPECT_LE(worst, std::string(op) == "reinhard-sat" ? 2 : 1) << what;
+      }
+    }
+  }
+}

@@ -224,6 +224,34 @@ TEST_F(Cli, CudaBackendWithoutDeviceFailsCleanly) {
   expect_failure("map in.exr out.png --backend cuda", 2, "cuda");
 }
 
+// A half RGB(A) EXR goes to the GPU as half (io::read_half_rgba; no float widening, two thirds of
+// the upload): the PNG keeps the file's channels (RGB stays RGB, RGBA stays RGBA) and agrees with
+// the CPU's within one code. Skips the comparison without a GPU.
+TEST_F(Cli, CudaBackendKeepsHalfExrsHalf) {
+  for (const int channels : {3, 4}) {
+    Image image(203, 117, channels);
+    for (int y = 0; y < image.height; ++y)
+      for (int x = 0; x < image.width; ++x)
+        for (int c = 0; c < channels; ++c)
+          image.row(y)[x * channels + c] = c == 3 ? 0.25f + 0.5f * float(x) / image.width
+                                                  : std::exp2(0.1f * float(x % 97) - 5.0f + 0.05f * float(y) + float(c));
+    ASSERT_TRUE(io::write_exr((dir_ / "half.exr").string(), image, true).ok());
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or a build without CUDA): the half upload is not run";
+    for (const char* op : {"reinhard", "reinhard-sat"}) {
+      ASSERT_EQ(run(std::string("map half.exr gpu.png --backend cuda --op ") + op).code, 0) << op;
+      ASSERT_EQ(run(std::string("map half.exr cpu.png --backend cpu --op ") + op).code, 0) << op;
+      auto gpu = io::read_png((dir_ / "gpu.png").string());
+      auto cpu = io::read_png((dir_ / "cpu.png").string());
+      ASSERT_TRUE(gpu.ok() && cpu.ok());
+      EXPECT_EQ(gpu->channels, channels) << op;
+      ASSERT_EQ(gpu->bytes.size(), cpu->bytes.size()) << op;
+      int worst = 0;
+      for (std::size_t i = 0; i < gpu->bytes.size(); ++i) worst = std::max(worst, std::abs(int(gpu->bytes[i]) - int(cpu->bytes[i])));
+      EXPECT_LE(worst, std::string(op) == "reinhard" ? 1 : 2) << op << " with " << channels << " channels";
+    }
+  }
+}
+
 // --devices spreads a batch over GPUs (one mapping thread per device): the files are the
 // single-device run's; bad lists are usage errors with no output.
 TEST_F(Cli, MapDevices) {

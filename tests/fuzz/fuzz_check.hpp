@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tonekit/image.hpp"
+#include "tonekit/io.hpp"
 #include "tonekit/status.hpp"
 
 namespace tonekit::fuzz {
@@ -32,6 +33,16 @@ inline void check_image(const std::string& name, const Result<Image>& result) {
   require(image.width >= 1 && image.height >= 1 && image.width <= kFuzzMaxSide && image.height <= kFuzzMaxSide);
   require(image.channels == 3 || image.channels == 4);
   require(image.pixels.size() == static_cast<std::size_t>(image.width) * image.height * image.channels);
+}
+
+// The half reader (io::read_half_rgba): half RGBA of a consistent size, the file's channels.
+inline void check_half(const std::string& name, const Result<io::HalfImage>& result) {
+  if (!result.ok()) return check_status(name, result.status());
+  const OutputImage& p = result.value().pixels;
+  require(p.width >= 1 && p.height >= 1 && p.width <= kFuzzMaxSide && p.height <= kFuzzMaxSide);
+  require(p.channels == 4 && p.type == PixelType::f16);
+  require(p.bytes.size() == static_cast<std::size_t>(p.width) * p.height * 4 * 2);
+  require(result.value().file_channels == 3 || result.value().file_channels == 4);
 }
 
 inline void check_metadata(const std::string& name, const Result<ImageMetadata>& result) {

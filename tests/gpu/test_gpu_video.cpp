@@ -20,6 +20,7 @@
 #include "cpu/video_decode.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "tonekit/device_frames.hpp"
+#include "tonekit/operators.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "tonekit/video.hpp"
 #include "tonekit/video_tonemap.hpp"
@@ -202,6 +203,31 @@ TEST(GpuVideo, test_gpu_video_large_odd_frame) {
   const HostFrame fr = make_frame(InputFormat::p010, 4097, 2161, 0, 7);
   check_video(fr, colour_of(Transfer::pq, Primaries::bt2020), "reinhard", OutputLayout::nv12, 1);
   check_video(fr, colour_of(Transfer::pq, Primaries::bt2020), "reinhard-sat", OutputLayout::interleaved, 2);
+}
+
+// The large sizes for every video layout: 4097 x 2161 (a tile + 1 both ways) for each
+// layout x transfer, every registered operator in turn; 7680 x 4320 for each layout in HDR10
+// (PQ, BT.2020) with the default global and local operators (NV12 out for P010).
+TEST(GpuVideo, test_gpu_video_every_layout_at_large_sizes) {
+  REQUIRE_GPU();
+  const InputFormat formats[] = {InputFormat::p010, InputFormat::yuv420p10, InputFormat::rgb48, InputFormat::gbrpf32};
+  const auto& ops = all_operators();
+  std::size_t next = 0;
+  unsigned seed = 500;
+  for (const InputFormat f : formats)
+    for (const Transfer t : {Transfer::pq, Transfer::hlg, Transfer::linear}) {
+      const OperatorDesc* op = ops[next++ % ops.size()];
+      const HostFrame fr = make_frame(f, 4097, 2161, 0, seed++);
+      check_video(fr, colour_of(t, seed % 2 ? Primaries::bt2020 : Primaries::bt709), op->id, OutputLayout::interleaved,
+                  op->locality == Locality::local ? 2 : 1);
+    }
+  EXPECT_GE(next, ops.size()) << "every operator ran once";
+  for (const InputFormat f : formats) {
+    const HostFrame fr = make_frame(f, 7680, 4320, 0, seed++);
+    const InputColour hdr10 = colour_of(Transfer::pq, Primaries::bt2020);
+    check_video(fr, hdr10, "reinhard", f == InputFormat::p010 ? OutputLayout::nv12 : OutputLayout::interleaved, 1);
+    check_video(fr, hdr10, "reinhard-sat", OutputLayout::interleaved, 2);
+  }
 }
 
 TEST(GpuVideo, test_gpu_video_bad_calls_are_clear_errors) {

@@ -131,12 +131,10 @@ void FrameMapper::note_buffer(void* p, std::size_t bytes) {
 
 void FrameMapper::release(Frame& frame) {
   if (!device_) return;
-  for (const void* p : {static_cast<const void*>(frame.bytes.data()), static_cast<const void*>(frame.image.pixels.data())}) {
-    auto it = buffer_uses_.find(p);
-    if (it == buffer_uses_.end()) continue;
-    if (it->second >= 2) device_->unlock_host_buffer(const_cast<void*>(p));
-    buffer_uses_.erase(it);
-  }
+  auto it = buffer_uses_.find(frame.bytes.data());
+  if (it == buffer_uses_.end()) return;
+  if (it->second >= 2) device_->unlock_host_buffer(frame.bytes.data());
+  buffer_uses_.erase(it);
 }
 
 void FrameMapper::release_buffers() {
@@ -210,7 +208,9 @@ Status FrameMapper::submit(Frame& in, Frame& out) {
     return {};
   }
   if (device_) {
-    note_buffer(const_cast<void*>(host_in), device_->input_bytes());
+    // Only buffers that live as long as their frame slot: a sequence's decoded images are new
+    // allocations each frame (and may land at a freed one's address), so they are never locked.
+    if (in.image.width == 0) note_buffer(in.bytes.data(), device_->input_bytes());
     note_buffer(out.bytes.data(), out.bytes.size());
     if (Status s = device_->submit(host_in, out.bytes.data(), s_.frame_seconds); !s.ok()) return s;
     if (log_) {  // waits for this frame's kernels (not its download): the log is in frame order

@@ -102,8 +102,10 @@ class FrameMapper {
   // --backend cuda: the whole frame (decode, glare, temporal, map, 4:2:0 encode) on the device,
   // several frames in flight.
   std::unique_ptr<DeviceFrameMapper> device_;
-  // The device path's view of the stream's frame buffers, by address: a buffer seen a second time
-  // belongs to the stream's pool and is page-locked, so that its frames need no staging copy.
+  // The device path's view of the stream's raw frame buffers (Frame::bytes, in and out), by
+  // address: a buffer seen a second time belongs to the stream's pool and is page-locked, so
+  // that its frames need no staging copy. It must stay allocated while locked: release() and
+  // release_buffers() unlock before the stream frees it.
   std::unordered_map<const void*, int> buffer_uses_;
   // --devices: the frame split over several GPUs.
   std::unique_ptr<MultiGpuToneMapper> multi_;

@@ -203,7 +203,9 @@ Status tone_map_host(const ImageView& input, const Params& params, OutputFormat 
   else if (input.type == PixelType::f16 && input.channels == 4) layout = InputFormat::rgba_f16;
   else
     return unsupported("--backend cuda: input must be float RGB or RGBA, or half RGBA (has " +
-                       std::to_string(input.channels) + " channels of " + pixel_type_name(input.type) + ")");
+                       std::to_string(input.channels) +
+                       (input.type == PixelType::f32 ? " float" : input.type == PixelType::f16 ? " half" : " integer") +
+                       " channels)");
   ToneMapperConfig cfg;
   cfg.width = input.width;
   cfg.height = input.height;

@@ -433,6 +433,26 @@ TEST_F(StreamCli, ImageSequencesInAndOut) {
   // --start, and y4m out of a sequence.
   ASSERT_EQ(sh("$T stream shot.%04d.exr - --start 2 --output-format rgb24 --backend cpu > two.rgb").code, 0);
   EXPECT_EQ(file("two.rgb").size(), 2 * kRgbFrame);
+  // A damaged frame in the middle (frames are decoded ahead on worker threads): every frame before
+  // it is written, in order, then one error line naming it.
+  for (int i = 1; i <= 8; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "bad.%04d.exr", i);
+    if (i == 6) fs::copy_file(fs::path(TONEKIT_SOURCE_DIR) / "tests/bad_inputs/corrupt_zip.exr", dir_ / name);
+    else fs::copy_file(dir_ / ("shot.000" + std::to_string(1 + (i % 3)) + ".exr"), dir_ / name);
+  }
+  const ShellRun bad = sh("$T stream bad.%04d.exr bad.rgb --output-format rgb24 --backend cpu");
+  EXPECT_EQ(bad.code, 1) << bad.err;
+  EXPECT_EQ(bad.err_lines(), 1) << bad.err;
+  EXPECT_NE(bad.err.find("bad.0006.exr"), std::string::npos) << bad.err;
+  const Bytes five = file("bad.rgb");
+  ASSERT_EQ(five.size(), 5 * kRgbFrame);
+  for (int i = 1; i <= 5; ++i) {  // frame i is shot 1 + (i % 3), as mapped alone
+    const std::string n = std::to_string(1 + (i % 3));
+    ASSERT_EQ(sh("$T stream shot.%04d.exr one.rgb --start " + n + " --frames 1 --output-format rgb24 --backend cpu").code, 0);
+    EXPECT_TRUE(std::equal(five.begin() + (i - 1) * kRgbFrame, five.begin() + i * kRgbFrame, file("one.rgb").begin()))
+        << "frame " << i;
+  }
   // A gap in the numbering is an error before anything is written.
   fs::rename(dir_ / "shot.0002.exr", dir_ / "shot.0005.exr");
   expect_failure("shot.%04d.exr gap.%04d.png", "gap in the numbering", "gap.0001.png");

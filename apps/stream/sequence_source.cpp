@@ -4,11 +4,13 @@
 // decoded ahead on worker threads (one decode uses OpenEXR's pool only partly: a 4K EXR sequence
 // streamed at 18-22 fps with one decoder on the H100 host, decode-bound on either backend), at
 // most kAhead frames beyond the one the stream asks for, and handed over strictly in order; a
-// frame that fails to read is reported in its place, after every earlier frame.
+// frame that fails to read is reported in its place, after every earlier frame. Callers that
+// seek (the studio) get the frame they ask for; decoding ahead restarts there.
 #include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -30,7 +32,7 @@ class SequenceSource final : public FrameSource {
     first_ = std::move(first);
     next_decode_ = 1;  // frame 0 is `first`
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int workers = static_cast<int>(std::min<long long>(std::clamp(cores / 4, 1, kAhead), range.count - 1));
+    const int workers = std::clamp(cores / 4, 1, kAhead);
     for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { decode_loop(); });
   }
   ~SequenceSource() override {
@@ -49,12 +51,22 @@ class SequenceSource final : public FrameSource {
       first_ = Image();
       return true;
     }
+    const long long index = frame.index;
     std::unique_lock lock(mutex_);
-    wanted_ = frame.index;
-    changed_.notify_all();
-    changed_.wait(lock, [&] { return done_.count(frame.index) > 0; });
-    Result<Image> image = std::move(done_.at(frame.index));
-    done_.erase(frame.index);
+    wanted_ = index;
+    // Callers may seek (the studio's frame scrubber): decoded frames outside the new window go,
+    // and decoding restarts at the frame asked for unless it is done, being decoded or next.
+    std::erase_if(done_, [&](const auto& entry) { return entry.first < index || entry.first > index + kAhead; });
+    while (!done_.count(index)) {
+      if (!decoding_.count(index) && (index < next_decode_ || index > next_decode_ + kAhead)) {
+        wanted_ = index;
+        next_decode_ = index;
+      }
+      changed_.notify_all();
+      changed_.wait(lock);
+    }
+    Result<Image> image = std::move(done_.at(index));
+    done_.erase(index);
     changed_.notify_all();  // a worker may decode one more ahead
     lock.unlock();
     if (!image.ok()) return image.status();
@@ -71,13 +83,20 @@ class SequenceSource final : public FrameSource {
       {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return stopping_ || next_decode_ >= range_.count || next_decode_ <= wanted_ + kAhead; });
-        if (stopping_ || next_decode_ >= range_.count) return;
+        if (stopping_) return;
+        if (next_decode_ >= range_.count) {
+          // Nothing left ahead; a seek may set next_decode_ back, so wait rather than end.
+          changed_.wait(lock, [&] { return stopping_ || next_decode_ < range_.count; });
+          continue;
+        }
         index = next_decode_++;
+        decoding_.insert(index);
       }
       Result<Image> image = read(index);
       {
         std::lock_guard lock(mutex_);
-        done_.emplace(index, std::move(image));
+        decoding_.erase(index);
+        if (index >= wanted_ && index <= wanted_ + kAhead) done_.insert_or_assign(index, std::move(image));
       }
       changed_.notify_all();
     }
@@ -104,6 +123,7 @@ class SequenceSource final : public FrameSource {
   long long next_decode_ = 1;   // the next frame a worker takes
   long long wanted_ = 0;        // the frame the stream waits for (workers stay within kAhead of it)
   std::map<long long, Result<Image>> done_;
+  std::set<long long> decoding_;  // claimed by a worker, not yet in done_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

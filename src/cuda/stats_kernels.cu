@@ -196,8 +196,7 @@ __device__ __forceinline__ void add_packed_tail(const FrameGeometry& g, unsigned
 // blocks per SM (v9). A packed frame (stride = width x pixel bytes, 16-byte aligned) is one flat
 // array of pixels, which frees the loop of rows, columns and the division per group, and lets
 // each thread take kStatsFlatGroups<In> groups a round: 32 lanes x G groups x kWords 16-byte
-// words form a unit, read as G x kWords loads of 512 contiguous bytes (lane t: words t, 32 + t,
-// ...; which pixels a thread reduces does not change the statistics). Only whole units go
+// words form a unit, each lane's group 4 consecutive pixels (load_item). Only whole units go
 // through the loop; the < 32 x G x kGroup pixels past the last one go to the last block as one
 // short "row". For pixel sizes that divide 16 bytes (half and float RGBA); float RGB keeps the
 // row kernel. 4K half RGBA, clean L2 (bench/NOTES.md v21): G = 1 (5 blocks per SM) 0.0283 ms as
@@ -216,15 +215,20 @@ struct FlatItem {
   RawGroup<In> g[kStatsFlatGroups<In>];
 };
 
+// Lane t's group q is the kWords consecutive words (4 consecutive pixels) at unit + (32 q + t) x
+// kWords: the same 4 pixels the row kernel and the tail take as a group, since the log-sum is
+// rounded per group (stats_reduce.cuh) and the key must not depend on which kernel reads the
+// frame. (Until 2026-11-26 lane t read words t, 32 + t, ...: groups of pixels 512 bytes apart,
+// and a 4K frame's key differed between half and float RGBA of the same values in its last bits.)
 template <class In>
 __device__ __forceinline__ void load_item(const uint4* words, unsigned j, FlatItem<In>& r, bool evict_first) {
   constexpr int kWords = kGroup * In::bytes / 16, G = kStatsFlatGroups<In>;
-  const uint4* p = words + static_cast<std::size_t>(j & ~31u) * (G * kWords) + (j & 31u);
+  const uint4* p = words + static_cast<std::size_t>(j & ~31u) * (G * kWords) + (j & 31u) * kWords;
 #pragma unroll
   for (int q = 0; q < G; ++q)
 #pragma unroll
     for (int k = 0; k < kWords; ++k) {
-      const uint4* a = p + 32 * (q * kWords + k);
+      const uint4* a = p + 32 * q * kWords + k;
       r.g[q].w[k] = evict_first ? __ldcs(a) : __ldg(a);
     }
 }

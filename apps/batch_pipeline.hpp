@@ -58,8 +58,9 @@ struct BatchResult {
 
 BatchResult run_batch(const std::vector<BatchJob>& jobs, const BatchSettings& settings);
 
-// The per-image mapping: glare (when asked) then tone_map on the settings' backend. The one
-// place a decoded image meets the engine, so that switching it to another pipeline is one edit.
+// The per-image mapping of a float image: glare (when asked) then tone_map on the settings'
+// backend. (A half EXR kept half, which needs neither glare nor --auto, goes straight to
+// tone_map on its half view: batch_pipeline.cpp's map_loop.)
 Status map_one_image(Image& image, const BatchSettings& settings, const OutputSpec& spec, OutputImage& out,
                      FrameStats& stats, const std::string& input = {});
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -35,22 +36,7 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Seconds spent in one stage, summed over its threads (for BatchResult's summary).
-class StageClock {
- public:
-  void add(double seconds) {
-    std::lock_guard lock(mutex_);
-    total_ += seconds;
-  }
-  double total() const {
-    std::lock_guard lock(mutex_);
-    return total_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  double total_ = 0.0;
-};
-
+using StageClock = std::atomic<double>;
 // Runs one stage's work for one file; an exception (an allocation failing) becomes that file's
 // Status instead of escaping the thread (std::terminate).
 template <class F>
@@ -116,9 +102,9 @@ class Pipeline {
     }
     writer.join();
     result_.seconds = seconds_since(t0);
-    result_.decode_seconds = decode_clock_.total();
-    result_.map_seconds = map_clock_.total();
-    result_.write_seconds = write_clock_.total();
+    result_.decode_seconds = decode_clock_.load();
+    result_.map_seconds = map_clock_.load();
+    result_.write_seconds = write_clock_.load();
     result_.decoders = workers;
     result_.encoders = settings_.encode_workers;
     return result_;
@@ -178,7 +164,7 @@ class Pipeline {
         item->image = std::move(*image);
         return Status::ok_status();
       });
-      decode_clock_.add(seconds_since(t));
+      decode_clock_ += seconds_since(t);
       item->stage = Stage::decoded;
       {
         std::lock_guard lock(mutex_);
@@ -234,7 +220,7 @@ class Pipeline {
       }
       item.image = Image();  // the input is no longer needed: free it before the write
       item.half = io::HalfImage();
-      map_clock_.add(seconds_since(t));
+      map_clock_ += seconds_since(t);
       advance(item, Stage::mapped);
     }
   }
@@ -269,7 +255,7 @@ class Pipeline {
         }
       }
       item.out = OutputImage();
-      write_clock_.add(seconds_since(t));
+      write_clock_ += seconds_since(t);
       advance(item, Stage::encoded);
     }
   }
@@ -321,7 +307,7 @@ class Pipeline {
   std::size_t next_encode_ = 0;
   int in_flight_ = 0;
   BatchResult result_;  // the writer's
-  StageClock decode_clock_, map_clock_, write_clock_;
+  StageClock decode_clock_{0.0}, map_clock_{0.0}, write_clock_{0.0};
 };
 
 }  // namespace

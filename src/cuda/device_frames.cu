@@ -169,8 +169,7 @@ bool DeviceFrameMapper::oldest_ready() const {
 }
 
 bool DeviceFrameMapper::lock_host_buffer(void* p, std::size_t bytes) {
-  if (!p || bytes == 0) return false;
-  if (page_locked(p)) return true;
+  if (!p || bytes == 0 || page_locked(p)) return page_locked(p);
   if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
     cudaGetLastError();  // e.g. a page shared with a buffer locked already: staging it is
     return false;

@@ -68,7 +68,7 @@ Result<std::unique_ptr<FrameMapper>> FrameMapper::create(const MapperSetup& s) {
   if (!s.temporal_log.empty()) {
     m->log_ = std::fopen(s.temporal_log.c_str(), "w");
     if (!m->log_) return io_error(s.temporal_log + ": cannot create the temporal log");
-    std::fputs("frame,frame_log_average,adapted_log_average,frame_max,adapted_max,cut\n", m->log_);
+    std::fputs("frame,frame_log_average,adapted_log_average,frame_peak,adapted_peak,cut\n", m->log_);
   }
   return m;
 }
@@ -185,10 +185,12 @@ Status FrameMapper::decode(Frame& in, ImageView& view) {
   return {};
 }
 
-// One row of --temporal-log: the frame's own key and peak, what the curves read, the cut flag.
+// One row of --temporal-log: the frame's own key and peak (the robust one with peak_percentile
+// below 100), what the curves read, the cut flag.
 void FrameMapper::log_row(const FrameStats& adapted) {
   std::fprintf(log_, "%lld,%.9g,%.9g,%.9g,%.9g,%u\n", frame_, stats_.log_average, adapted.log_average,
-               stats_.max_luminance, adapted.max_luminance, s_.temporal ? state_.last_cut : 0u);
+               stats_.peak_luminance > 0 ? stats_.peak_luminance : stats_.max_luminance, adapted.max_luminance,
+               s_.temporal ? state_.last_cut : 0u);
 }
 
 Status FrameMapper::submit(Frame& in, Frame& out) {

@@ -22,6 +22,7 @@ struct ParamDesc {
   double max_value;
   const char* help;
   bool integer = false;  // whole numbers only (bins, scales, flags)
+  bool auto_search = true;  // --auto may move it (false: a choice about the statistics, not the look's tuning)
 };
 
 struct OperatorDesc {
@@ -50,6 +51,7 @@ class Params {
   static constexpr std::size_t kMaxParams = 24;
   const OperatorDesc& op() const { return *op_; }
   double get(std::string_view name) const;  // aborts on an unknown name: a programming error
+  bool has(std::string_view name) const;     // whether the operator takes this parameter
   Status set(std::string_view name, double value);   // validates range and integrality
   Status set(std::string_view name, std::string_view text);  // parses, then validates
   std::vector<std::pair<std::string, double>> values() const;

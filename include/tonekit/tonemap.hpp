@@ -40,6 +40,10 @@ struct FrameStats {
   double min_luminance = 0.0;
   double max_luminance = 0.0;
   double min_positive_luminance = 0.0;  // smallest L > 0 (0 when none): for dynamic range
+  // The L_max the curves read: max_luminance, or with an operator's peak_percentile below 100 the
+  // robust peak, that percentile of the non-black pixels' luminance (core/robust_peak.hpp).
+  // 0 with max_luminance > 0 means "not derived": the curves then read max_luminance.
+  double peak_luminance = 0.0;
   std::uint64_t nan_count = 0;
   std::uint64_t inf_count = 0;
   std::uint64_t negative_count = 0;

@@ -32,6 +32,9 @@ struct CurveParams {
   double bias = 0.85;      // drago
   double ld_max = 100.0;   // drago
   int bins = 1024;         // histeq
+  // The robust peak (core/robust_peak.hpp): below 100 the statistics pass is followed by a
+  // histogram of log luminance and the curves read that percentile of it as L_max.
+  double peak_percentile = 100.0;
   // Temporal adaptation (tonekit/temporal.hpp), run where the frame's statistics are finished:
   // when `temporal_state` is set, the curves read the adapted key and peak of
   // core::temporal_step(*temporal_state, frame, temporal, temporal_dt). Null: the frame's own.
@@ -45,6 +48,17 @@ struct CurveStats {
   double max_luminance = 0.0;
   double min_positive_luminance = 0.0;
 };
+
+// The statistics the curves read from a frame's: L_max is the frame's peak (the robust peak when
+// one was derived, else the brightest pixel). The one conversion both backends use.
+TK_HD CurveStats curve_stats_hd(const FrameStats& f) {
+  CurveStats c;
+  c.log_average = f.log_average;
+  c.min_luminance = f.min_luminance;
+  c.max_luminance = f.peak_luminance > 0.0 ? f.peak_luminance : f.max_luminance;
+  c.min_positive_luminance = f.min_positive_luminance;
+  return c;
+}
 
 TK_HD double estimate_key_hd(const CurveStats& s) {
   double lmin = s.min_positive_luminance > 0 ? s.min_positive_luminance : kLogDelta;

@@ -252,14 +252,7 @@ inline LocalParams local_params_from(const Params& p) {
   return lp;
 }
 
-inline CurveStats curve_stats_from(const FrameStats& f) {
-  CurveStats c;
-  c.log_average = f.log_average;
-  c.min_luminance = f.min_luminance;
-  c.max_luminance = f.max_luminance;
-  c.min_positive_luminance = f.min_positive_luminance;
-  return c;
-}
+inline CurveStats curve_stats_from(const FrameStats& f) { return curve_stats_hd(f); }
 
 inline LocalSettings make_local_settings(const Params& p, const FrameStats& f) {
   return make_local_settings_hd(local_params_from(p), curve_stats_from(f));

@@ -17,9 +17,12 @@ CurveKind curve_kind_for(const OperatorDesc& op) {
   return CurveKind::linear;
 }
 
+double peak_percentile_of(const Params& p) { return p.has("peak_percentile") ? p.get("peak_percentile") : 100.0; }
+
 CurveParams curve_params_from(const Params& p) {
   CurveParams c;
   c.kind = curve_kind_for(p.op());
+  c.peak_percentile = peak_percentile_of(p);
   switch (c.kind) {
     case CurveKind::linear:
       c.exposure = p.get("exposure");
@@ -45,14 +48,7 @@ CurveParams curve_params_from(const Params& p) {
   return c;
 }
 
-CurveStats curve_stats_from(const FrameStats& s) {
-  CurveStats c;
-  c.log_average = s.log_average;
-  c.min_luminance = s.min_luminance;
-  c.max_luminance = s.max_luminance;
-  c.min_positive_luminance = s.min_positive_luminance;
-  return c;
-}
+CurveStats curve_stats_from(const FrameStats& s) { return curve_stats_hd(s); }
 
 double estimate_key(const FrameStats& stats) { return estimate_key_hd(curve_stats_from(stats)); }
 

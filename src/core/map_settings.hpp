@@ -22,6 +22,8 @@ CurveKind curve_kind_for(const OperatorDesc& op);
 // The registry's Params and the frame statistics as the plain structs of curve_setup.hpp,
 // whose make_curve_settings_hd both backends run (the CUDA one on the device).
 CurveParams curve_params_from(const Params& params);
+// The operator's peak_percentile, 100 (the brightest pixel) for operators without one.
+double peak_percentile_of(const Params& params);
 CurveStats curve_stats_from(const FrameStats& stats);
 
 // Reinhard 2002 ("Parameter estimation for photographic tone reproduction", Eq 1) automatic key.

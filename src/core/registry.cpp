@@ -19,6 +19,16 @@ const std::vector<ParamDesc>& common_params() {
   return params;
 }
 
+namespace core {
+ParamDesc peak_percentile_param() {
+  return {"peak_percentile", 100.0, 50.0, 100.0,
+          "L_max as a percentile of the non-black pixels' luminance: 100 = the brightest pixel (the paper's "
+          "L_max); 99.99 = the robust peak, which ignores the brightest 0.01 % (glints, hot pixels, the sun) "
+          "so they neither dim the frame nor make video flicker. Below 100 it costs one more read of the frame",
+          false, false};
+}
+}  // namespace core
+
 const std::vector<const OperatorDesc*>& all_operators() {
   static const std::vector<const OperatorDesc*> ops{
       &core::linear_operator(), &core::log_operator(), &core::drago_operator(),
@@ -51,6 +61,12 @@ static std::string known_operator_ids() {
   std::string s;
   for (const OperatorDesc* op : all_operators()) s += (s.empty() ? "" : ", ") + std::string(op->id);
   return s;
+}
+
+bool Params::has(std::string_view name) const {
+  for (const ParamDesc* d : descs_)
+    if (name == d->name) return true;
+  return false;
 }
 
 double Params::get(std::string_view name) const {

@@ -62,6 +62,7 @@ FrameStats temporal_update(TemporalState& state, const FrameStats& frame, const 
   FrameStats out = frame;
   out.log_average = adapted.log_average;
   out.max_luminance = adapted.max_luminance;
+  out.peak_luminance = adapted.max_luminance;
   return out;
 }
 

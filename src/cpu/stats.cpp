@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/map_settings.hpp"
+#include "core/robust_peak.hpp"
 #include "cpu/map_kernels.hpp"
 #include "cpu/parallel.hpp"
 #include "cpu/pixel_access.hpp"
@@ -27,6 +28,7 @@ FrameStats merge_stats(const std::vector<StatsPartial>& partials, std::uint64_t 
   s.log_average = std::exp(t.lum.log_sum / static_cast<double>(s.pixel_count));
   s.min_luminance = t.lum.min;
   s.max_luminance = t.lum.max;
+  s.peak_luminance = t.lum.max;  // apply_robust_peak replaces it when an operator asks
   s.min_positive_luminance = t.lum.min_positive < std::numeric_limits<float>::infinity() ? t.lum.min_positive : 0.0;
   s.nan_count = t.bad.nan; s.inf_count = t.bad.inf; s.negative_count = t.bad.negative;
   return s;
@@ -38,6 +40,10 @@ FrameStats compute_stats(const ImageView& in) {
 
 std::vector<std::uint64_t> log_luminance_histogram(const ImageView& in, const FrameStats& stats, int bins) {
   const core::HistogramRange range = core::histogram_range(stats);
+  return log_luminance_histogram(in, range.log_min, range.inv_log_range, bins);
+}
+
+std::vector<std::uint64_t> log_luminance_histogram(const ImageView& in, double log_min, double inv_log_range, int bins) {
   std::vector<std::vector<std::uint64_t>> partial(band_count(in.height), std::vector<std::uint64_t>(bins, 0));
   parallel_rows(in.height, [&](int band, int y0, int y1) {
     auto& h = partial[band];
@@ -48,7 +54,7 @@ std::vector<std::uint64_t> log_luminance_histogram(const ImageView& in, const Fr
         load_rgb(row, x, in.channels, in.type, r, g, b);
         float l = core::luminance(r, g, b);
         if (!(l > 0.0f)) continue;
-        ++h[core::histeq_bin<double>(std::log(static_cast<double>(l)), range.log_min, range.inv_log_range, bins)];
+        ++h[core::histeq_bin<double>(std::log(static_cast<double>(l)), log_min, inv_log_range, bins)];
       }
     }
   });
@@ -56,6 +62,16 @@ std::vector<std::uint64_t> log_luminance_histogram(const ImageView& in, const Fr
   for (const auto& h : partial)
     for (int b = 0; b < bins; ++b) total[b] += h[b];
   return total;
+}
+
+void apply_robust_peak(const ImageView& in, FrameStats& stats, double percentile) {
+  stats.peak_luminance = stats.max_luminance;
+  if (!(percentile < 100.0) || !(stats.max_luminance > 0.0) || !(stats.min_positive_luminance > 0.0)) return;
+  const core::PeakRange r = core::peak_range(stats.min_positive_luminance, stats.max_luminance);
+  if (!(r.inv_log_range > 0.0)) return;
+  const std::vector<std::uint64_t> h = log_luminance_histogram(in, r.log_min, r.inv_log_range, core::kPeakBins);
+  stats.peak_luminance = core::robust_peak_from_histogram(h.data(), core::kPeakBins, percentile,
+                                                          stats.min_positive_luminance, stats.max_luminance);
 }
 
 }  // namespace tonekit::cpu

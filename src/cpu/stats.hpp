@@ -49,5 +49,11 @@ FrameStats compute_stats_with(const ImageView& in, RowSink&& row_sink) {
 // Histogram of log luminance over the positive pixels, bins spanning
 // [log min_positive, log max] (core::histogram_range); a second pass once stats are known.
 std::vector<std::uint64_t> log_luminance_histogram(const ImageView& input, const FrameStats& stats, int bins);
+// The same over an explicit range (bin = core::histeq_bin of ln L).
+std::vector<std::uint64_t> log_luminance_histogram(const ImageView& input, double log_min, double inv_log_range, int bins);
+
+// Sets stats.peak_luminance: max_luminance, or for percentile < 100 the robust peak
+// (core/robust_peak.hpp) from a second read of the input.
+void apply_robust_peak(const ImageView& input, FrameStats& stats, double percentile);
 
 }  // namespace tonekit::cpu

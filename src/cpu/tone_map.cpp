@@ -45,7 +45,8 @@ Status tone_map(const ImageView& in, const Params& params, const ImageView& out,
   if (Status s = check_views(in, out); !s.ok()) return s;
   if (params.op().locality == Locality::local) return local::tone_map_local(in, params, out, stats_out, timings, hook);
   const auto t0 = Clock::now();
-  const FrameStats stats = compute_stats(in);
+  FrameStats stats = compute_stats(in);
+  apply_robust_peak(in, stats, core::peak_percentile_of(params));
   std::vector<float> hist_table;
   if (core::curve_kind_for(params.op()) == core::CurveKind::histeq)
     hist_table = core::histeq_table(log_luminance_histogram(in, stats, static_cast<int>(params.get("bins"))));

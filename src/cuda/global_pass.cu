@@ -1,6 +1,6 @@
 // GlobalPass: the global operators' pass of the device pipeline (cuda/global_pass.hpp). Owns the
 // scratch, allocated once in create(); process() enqueues statistics -> (temporal step) ->
-// (histogram -> scan) -> map on the caller's stream with no allocation and no host
+// (robust peak: histogram -> percentile) -> (histogram -> scan) -> map on the caller's stream with no allocation and no host
 // synchronisation. The curve constants of each frame are derived on the device from that frame's
 // statistics (core::make_curve_settings_hd in the last block of the statistics pass, again in the
 // temporal step's kernel with the adapted key and peak), so the key never travels to the host.
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/map_settings.hpp"
+#include "core/robust_peak.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
 #include "cuda/stage_events.hpp"
@@ -149,6 +150,13 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
     if (Status st = launch_finish_exchanged(m.frame, curve, table, s); !st.ok()) return st;
   } else if (Status st = launch_stats(c.stats, c.input, g, m.stats, m.frame, curve, table, s); !st.ok()) {
     return st;
+  }
+  if (curve.peak_percentile < 100.0) {  // the robust peak: histogram (all parts'), then the percentile
+    if (Status st = launch_peak_histogram(c.input, g, m.frame, m.hist, m.sm_count, s); !st.ok()) return st;
+    if (part.exchange)
+      if (Status st = part.exchange->combine(m.hist, static_cast<std::size_t>(core::kPeakBins), nullptr, 0, s); !st.ok())
+        return st;
+    if (Status st = launch_robust_peak(m.hist, m.frame, curve, table, s); !st.ok()) return st;
   }
   if (temporal.state)
     if (Status st = launch_temporal_step(m.frame, curve, table, s); !st.ok()) return st;

@@ -1,5 +1,5 @@
 // The global operators' pass of the device pipeline (internal: tonekit::ToneMapper in
-// include/tonekit/tone_mapper.hpp is the public entry): statistics -> (histogram -> scan) -> map,
+// include/tonekit/tone_mapper.hpp is the public entry): statistics -> (robust peak) -> (histogram -> scan) -> map,
 // all scratch allocated in create(), process() with no allocation and no host synchronisation.
 // The curve constants of each frame are derived on the device from that frame's statistics
 // (and, with temporal adaptation, the adapted key and peak).
@@ -37,7 +37,7 @@ struct GlobalPassConfig {
 };
 
 struct GlobalStageTimings {
-  double stats_ms = 0.0;      // statistics (+ curve constants on the device)
+  double stats_ms = 0.0;      // statistics (+ curve constants on the device, + the robust peak when on)
   double histogram_ms = 0.0;  // histogram + scan (histeq only)
   double map_ms = 0.0;        // curve, colour, transfer, quantise
   double total_ms = 0.0;

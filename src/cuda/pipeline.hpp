@@ -131,6 +131,15 @@ Status launch_finish_exchanged(DeviceFrame* frame, const core::CurveParams& para
 Status launch_temporal_step(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s);
 Status launch_histogram(InputFormat in, const FrameGeometry& g, const DeviceFrame* frame,
                         unsigned long long* hist, int bins, int sm_count, cudaStream_t s);
+// The robust peak (core/robust_peak.hpp; CurveParams::peak_percentile < 100), after the
+// statistics (and a frame part's exchange): the histogram of ln L over the frame's
+// [ln min_positive, ln max] into `hist` (core::kPeakBins entries; a frame part combines it with
+// the other parts' next), then one block sets frame->stats.peak_luminance and recomputes
+// frame->curve. A temporal step runs after it.
+Status launch_peak_histogram(InputFormat in, const FrameGeometry& g, const DeviceFrame* frame, unsigned long long* hist,
+                             int sm_count, cudaStream_t s);
+Status launch_robust_peak(const unsigned long long* hist, DeviceFrame* frame, const core::CurveParams& params,
+                          const float* hist_table, cudaStream_t s);
 Status scan_temp_bytes(std::size_t& bytes);
 Status launch_histeq_table(ScanAlgorithm algo, const unsigned long long* hist, unsigned long long* cdf, int bins,
                            float* table, void* cub_temp, std::size_t cub_temp_bytes, cudaStream_t s);

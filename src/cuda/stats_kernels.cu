@@ -35,17 +35,13 @@ __device__ __noinline__ void finalise_frame(const StatsPartial& t, unsigned long
   s.log_average = exp(s.log_sum / static_cast<double>(pixel_count));
   s.min_luminance = t.min;
   s.max_luminance = t.max;
+  s.peak_luminance = t.max;  // the robust peak, when the operator asks for one, replaces it (launch_robust_peak)
   s.min_positive_luminance = isfinite(t.min_positive) ? t.min_positive : 0.0;
   s.nan_count = t.nan;
   s.inf_count = t.inf;
   s.negative_count = t.negative;
   frame->stats = s;
-  core::CurveStats cs;
-  cs.log_average = s.log_average;
-  cs.min_luminance = s.min_luminance;
-  cs.max_luminance = s.max_luminance;
-  cs.min_positive_luminance = s.min_positive_luminance;
-  frame->curve = core::make_curve_settings_hd(params, cs, hist_table);
+  frame->curve = core::make_curve_settings_hd(params, core::curve_stats_hd(s), hist_table);
 }
 
 
@@ -706,15 +702,12 @@ __global__ void finish_exchanged_kernel(DeviceFrame* frame, core::CurveParams pa
 
 __global__ void temporal_step_kernel(DeviceFrame* frame, core::CurveParams params, const float* hist_table) {
   const FrameStats& s = frame->stats;
-  core::CurveStats cs;
-  cs.log_average = s.log_average;
-  cs.min_luminance = s.min_luminance;
-  cs.max_luminance = s.max_luminance;
-  cs.min_positive_luminance = s.min_positive_luminance;
-  cs = core::temporal_step(*params.temporal.state, cs, params.temporal.params, params.temporal.dt);
+  const core::CurveStats cs =
+      core::temporal_step(*params.temporal.state, core::curve_stats_hd(s), params.temporal.params, params.temporal.dt);
   FrameStats adapted = s;
   adapted.log_average = cs.log_average;
   adapted.max_luminance = cs.max_luminance;
+  adapted.peak_luminance = cs.max_luminance;
   frame->adapted = adapted;
   frame->curve = core::make_curve_settings_hd(params, cs, hist_table);
 }

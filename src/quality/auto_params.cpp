@@ -64,11 +64,12 @@ struct Axis {
 
 // Continuous own parameters with a range a coordinate search can cover: integer ones are flags,
 // algorithm choices or sizes (not looks), and a range from 0 to more than 100 (reinhard's
-// `white`, where 0 means automatic) has no meaningful normalised coordinate.
+// `white`, where 0 means automatic) has no meaningful normalised coordinate; parameters marked
+// !auto_search (peak_percentile: which statistic is L_max, not a look) stay where the user set them.
 std::vector<Axis> searchable_axes(const OperatorDesc& op) {
   std::vector<Axis> axes;
   for (const ParamDesc& p : op.params) {
-    if (p.integer || !(p.max_value > p.min_value)) continue;
+    if (p.integer || !p.auto_search || !(p.max_value > p.min_value)) continue;
     if (p.min_value > 0.0) axes.push_back({&p, p.max_value / p.min_value >= 100.0});
     else if (p.max_value <= 100.0) axes.push_back({&p, false});
   }

@@ -30,6 +30,7 @@
 #include "core/colour_parts.hpp"
 #include "core/half.hpp"
 #include "core/local_settings.hpp"
+#include "core/robust_peak.hpp"
 #include "cuda/local/local_launch.hpp"
 #include "sat/box_query.hpp"
 #include "sat/sat_table.hpp"
@@ -234,6 +235,12 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
   cudaFree(d_in);
   cudaFree(d_out);
   EXPECT_NEAR(gpu_stats.log_average, cpu_stats.log_average, 1e-6 * cpu_stats.log_average);
+  if (cpu_stats.peak_luminance == cpu_stats.max_luminance) {
+    EXPECT_EQ(static_cast<float>(gpu_stats.peak_luminance), static_cast<float>(cpu_stats.peak_luminance));
+  } else {  // the robust peak: within one histogram bin of ln L (test_gpu_tone_map.cpp says why)
+    const double bin = (std::log(cpu_stats.max_luminance) - std::log(cpu_stats.min_positive_luminance)) / core::kPeakBins;
+    EXPECT_NEAR(std::log(gpu_stats.peak_luminance), std::log(cpu_stats.peak_luminance), bin);
+  }
 
   const std::size_t n = gpu.bytes.size() / bytes_per_channel(out_fmt.type);
   const double tol = out_fmt.type == PixelType::u8 ? 0 : out_fmt.type == PixelType::u16 ? 1 : out_fmt.type == PixelType::f16 ? 1e-3 : 1e-5;
@@ -312,6 +319,7 @@ TEST_P(GpuLocal, test_gpu_local_operators_match_cpu) {
   const std::vector<float> px = random_scene(w, h, 7u + w);
   const HostFrame f = make_frame(px, w, h, 4, InputFormat::rgba_f32);
   for (const char* op : kLocalOps) check_against_cpu(f, params_for(op), {PixelType::u8, 4});
+  check_against_cpu(f, params_for("drago-local", {{"peak_percentile", "99.9"}}), {PixelType::u8, 4});
   Options tiled;
   tiled.sat_auto = SatPrecision::tiled_f32_pairs;
   check_against_cpu(f, params_for("reinhard-sat"), {PixelType::u8, 4}, tiled);

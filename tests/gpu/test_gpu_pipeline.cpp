@@ -54,12 +54,13 @@ int max_difference(const std::vector<unsigned char>& a, const std::vector<unsign
 
 // A sequence with a slow ramp, a step, a hard cut and a return, mapped on the device with
 // temporal adaptation on and on the CPU with the same model: states and outputs agree.
-void check_temporal_sequence(const char* op, int w, int h, int tolerance) {
+void check_temporal_sequence(const char* op, int w, int h, int tolerance,
+                             const std::vector<std::pair<std::string, std::string>>& settings = {}) {
   Result<Image> base = synth::render_scene("night-drive", w, h);
   ASSERT_TRUE(base.ok());
   const std::vector<float> gains = {1, 1.2f, 1.5f, 2, 3, 3, 3, 200, 200, 180, 1, 1, 0.5f, 0.5f};
   const double dt = 1.0 / 30;
-  Result<Params> params = prepare_params(op);
+  Result<Params> params = prepare_params(op, settings);
   ASSERT_TRUE(params.ok());
   ToneMapperConfig cfg;
   cfg.width = w;
@@ -116,6 +117,14 @@ TEST(GpuPipeline, test_gpu_temporal_matches_cpu_global) {
 TEST(GpuPipeline, test_gpu_temporal_matches_cpu_local) {
   REQUIRE_GPU();
   check_temporal_sequence("reinhard-sat", 131, 77, 2);
+}
+
+// The adapted peak is the robust one when the operator asks for it (peak_percentile < 100).
+TEST(GpuPipeline, test_gpu_temporal_robust_peak_matches_cpu) {
+  REQUIRE_GPU();
+  check_temporal_sequence("drago", 131, 77, 1, {{"peak_percentile", "99.9"}});
+  check_temporal_sequence("reinhard", 64, 33, 1, {{"peak_percentile", "99"}});
+  check_temporal_sequence("drago-local", 131, 77, 2, {{"peak_percentile", "99.99"}});
 }
 
 TEST(GpuPipeline, test_gpu_temporal_reset_seed_and_determinism) {

@@ -28,6 +28,7 @@
 #include "gpu/gpu_test_support.hpp"
 #include "core/colour.hpp"
 #include "core/half.hpp"
+#include "core/robust_peak.hpp"
 #include "gpu/pfm.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "tonekit/tonemap.hpp"
@@ -158,6 +159,13 @@ void expect_stats_agree(const FrameStats& g, const FrameStats& c, const std::str
   EXPECT_EQ(g.nan_count, c.nan_count) << what;
   EXPECT_EQ(g.inf_count, c.inf_count) << what;
   EXPECT_EQ(g.negative_count, c.negative_count) << what;
+  if (c.peak_luminance == c.max_luminance) {
+    EXPECT_EQ(static_cast<float>(g.peak_luminance), static_cast<float>(c.peak_luminance)) << what << ": peak";
+  } else {  // the robust peak: the same integer histogram and double search; a pixel within an ulp
+            // of a bin edge could move one count, so one bin of ln L is the bound
+    const double bin = (std::log(c.max_luminance) - std::log(c.min_positive_luminance)) / core::kPeakBins;
+    EXPECT_NEAR(std::log(g.peak_luminance), std::log(c.peak_luminance), bin) << what << ": robust peak";
+  }
 }
 
 std::string describe(const char* op, InputFormat in, OutputFormat out, int w, int h) {
@@ -330,6 +338,64 @@ TEST(GpuParams, test_gpu_parameter_settings) {
     o.settings = settings;
     check_against_cpu(f, op, {PixelType::u8, 4}, o);
     check_against_cpu(f, op, {PixelType::u16, 3}, o);
+  }
+}
+
+// ---- the robust peak (peak_percentile < 100): every operator with an L_max, every input format,
+// 1x1 to 8K, percentiles from 50 to 99.99, degenerate frames ----
+TEST(GpuRobustPeak, test_gpu_robust_peak_matches_cpu) {
+  REQUIRE_GPU();
+  const char* ops[] = {"linear", "log", "drago", "reinhard"};
+  const Size sizes[] = {{1, 1}, {7, 3}, {31, 17}, {1920, 1080}, {4097, 2161}, {7680, 4320}};
+  int n = 0;
+  for (const Size sz : sizes)
+    for (int in = 0; in < 3; ++in) {
+      if (sz.w >= 4097 && in == 1) continue;  // the large sizes: the float RGB and half RGBA paths
+      const auto px = random_pixels(sz.w, sz.h, 500u + sz.w + in, sz.w > 1);
+      const Frame f = make_frame(px, sz.w, sz.h, 4, kInputs[in]);
+      for (const char* op : ops) {
+        if (sz.w >= 7680 && std::string(op) != "drago") continue;
+        for (const char* pct : {"99.99", "50"}) {
+          RunOptions o;
+          o.settings = {{"peak_percentile", pct}};
+          o.user_stream = (n % 2) == 1;
+          o.check_poison = sz.w < 1920;
+          ++n;
+          check_against_cpu(f, op, {PixelType::u8, 4}, o);
+        }
+      }
+    }
+  // The path ran: a random frame's robust peak lies below its brightest pixel.
+  const auto px = random_pixels(640, 360, 9, true);
+  const Frame f = make_frame(px, 640, 360, 4, InputFormat::rgba_f16);
+  ToneMapperConfig cfg;
+  cfg.width = f.w;
+  cfg.height = f.h;
+  cfg.input = f.fmt;
+  cfg.output = {PixelType::u8, 4};
+  cfg.params = prepare_params("drago", {{"peak_percentile", "99.9"}}).value();
+  auto mapper = ToneMapper::create(cfg);
+  ASSERT_TRUE(mapper.ok()) << mapper.status().message();
+  DeviceBuffers d;
+  CUDA_OK(cudaMalloc(&d.in, f.bytes.size()));
+  CUDA_OK(cudaMalloc(&d.out, std::size_t(f.w) * f.h * 4));
+  CUDA_OK(cudaMemcpy(d.in, f.bytes.data(), f.bytes.size(), cudaMemcpyHostToDevice));
+  ASSERT_TRUE(mapper.value()->process(d.in, f.stride, d.out, 0, nullptr).ok());
+  FrameStats gs;
+  ASSERT_TRUE(mapper.value()->read_stats(gs).ok());
+  EXPECT_LT(gs.peak_luminance, 0.95 * gs.max_luminance);  // log-uniform channels: the top 0.1 % spans ~0.25 in ln L
+  EXPECT_GT(gs.peak_luminance, gs.min_positive_luminance);
+  // Switching the percentile between frames (set_params) takes effect on the next frame.
+  ASSERT_TRUE(mapper.value()->set_params(prepare_params("drago").value()).ok());
+  ASSERT_TRUE(mapper.value()->process(d.in, f.stride, d.out, 0, nullptr).ok());
+  ASSERT_TRUE(mapper.value()->read_stats(gs).ok());
+  EXPECT_EQ(gs.peak_luminance, gs.max_luminance);
+  // Flat, black and all-bad frames keep the brightest pixel as their peak, on both backends.
+  for (float v : {0.0f, 1.0f, NAN, -2.0f, 65504.0f}) {
+    std::vector<float> flat(64 * 9 * 4, v);
+    RunOptions o;
+    o.settings = {{"peak_percentile", "99"}};
+    check_against_cpu(make_frame(flat, 64, 9, 4, InputFormat::rgba_f32), "drago", {PixelType::u8, 4}, o);
   }
 }
 

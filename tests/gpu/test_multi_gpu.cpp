@@ -198,6 +198,7 @@ struct Case {
   const char* op;
   int width, height;
   bool host;  // process_host (else band buffers on each GPU)
+  const char* percentile = nullptr;  // peak_percentile, when set: the parts' histograms combine
 };
 
 class MultiGpuMatches : public ::testing::TestWithParam<Case> {};
@@ -208,7 +209,8 @@ class MultiGpuMatches : public ::testing::TestWithParam<Case> {};
 TEST_P(MultiGpuMatches, OneGpusBytes) {
   REQUIRE_GPU();
   const Case c = GetParam();
-  const ToneMapperConfig cfg = frame_config(c.op, c.width, c.height);
+  ToneMapperConfig cfg = frame_config(c.op, c.width, c.height);
+  if (c.percentile) cfg.params = prepare_params(c.op, {{"peak_percentile", c.percentile}}).value();
   MultiGpuConfig mc;
   mc.frame = cfg;
   mc.devices = devices_for_rows(c.height);
@@ -230,6 +232,8 @@ TEST_P(MultiGpuMatches, OneGpusBytes) {
   EXPECT_EQ(split.log_sum, whole.log_sum) << std::hexfloat << split.log_sum << " vs " << whole.log_sum;
   EXPECT_EQ(split.log_average, whole.log_average) << std::hexfloat << split.log_average << " vs " << whole.log_average;
   EXPECT_EQ(split.max_luminance, whole.max_luminance);
+  EXPECT_EQ(split.peak_luminance, whole.peak_luminance);  // integer histograms: the same search
+  if (c.percentile) EXPECT_LT(split.peak_luminance, split.max_luminance);
   EXPECT_EQ(split.min_luminance, whole.min_luminance);
   EXPECT_EQ(split.nan_count, whole.nan_count);
   EXPECT_GT(split.nan_count + split.inf_count + split.negative_count, 0u);  // the poison was counted
@@ -243,10 +247,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"drago-local", 7680, 4320, false}, Case{"reinhard", 15360, 8640, true},
                       Case{"reinhard-sat", 15360, 8640, false}, Case{"histeq", 15360, 8640, true},
                       Case{"reinhard-sat", 1001, 257, false}, Case{"reinhard", 1001, 257, true},
-                      Case{"reinhard-local", 333, 129, false}, Case{"drago-local", 4097, 2161, true}),
+                      Case{"reinhard-local", 333, 129, false}, Case{"drago-local", 4097, 2161, true},
+                      Case{"drago", 7680, 4320, false, "99.99"}, Case{"reinhard", 1001, 257, true, "99"},
+                      Case{"drago-local", 4097, 2161, false, "99.9"}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = std::string(i.param.op) + "_" + std::to_string(i.param.width) + "x" + std::to_string(i.param.height) +
-                      (i.param.host ? "_host" : "_bands");
+                      (i.param.host ? "_host" : "_bands") + (i.param.percentile ? "_robust_peak" : "");
       for (char& ch : n)
         if (ch == '-') ch = '_';
       return n;

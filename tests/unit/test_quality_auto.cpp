@@ -51,6 +51,7 @@ TEST(QualityAuto, EveryOperatorStaysInsideItsRegisteredRanges) {
       EXPECT_GE(v, p->min_value) << op->id << " " << p->name;
       EXPECT_LE(v, p->max_value) << op->id << " " << p->name;
       if (p->integer) EXPECT_EQ(v, start->get(p->name)) << op->id << " " << p->name;  // never searched
+      if (!p->auto_search) EXPECT_EQ(v, start->get(p->name)) << op->id << " " << p->name;  // peak_percentile
     }
   }
 }

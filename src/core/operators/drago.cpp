@@ -17,6 +17,7 @@ const OperatorDesc& drago_operator() {
           {"bias", 0.85, 0.5, 1.0, "b: bias power; 0.7-0.9 as the paper recommends"},
           {"ld_max", 100.0, 1.0, 1000.0, "L_dmax: display maximum luminance in cd/m^2"},
           {"exposure", 1.0, 0.01, 100.0, "e: exposure multiplier (Qian 2013 Eq 4)"},
+          peak_percentile_param(),
       }};
   return desc;
 }

@@ -23,6 +23,7 @@ const OperatorDesc& drago_local_operator() {
            "n: side of the pixel-centred averaging window; even values use n + 1 (the window is "
            "odd); clipped per axis to the largest odd size that fits the image",
            true},
+          peak_percentile_param(),
       }};
   return desc;
 }

@@ -14,6 +14,7 @@ const OperatorDesc& linear_operator() {
       {
           {"exposure", 1.0, 1e-4, 1e4, "multiplier applied to the (normalised) luminance"},
           {"normalize", 1.0, 0.0, 1.0, "1: map [L_min, L_max] onto [0, 1]; 0: scale L_w directly", true},
+          peak_percentile_param(),
       }};
   return desc;
 }

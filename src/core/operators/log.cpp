@@ -12,6 +12,7 @@ const OperatorDesc& log_operator() {
       Locality::global,
       {
           {"exposure", 1.0, 1e-4, 1e4, "e: multiplier on L_w before the logarithm"},
+          peak_percentile_param(),
       }};
   return desc;
 }

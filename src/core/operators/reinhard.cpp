@@ -18,8 +18,9 @@ const OperatorDesc& reinhard_operator() {
           {"key", 0.18, 0.001, 1.0, "alpha: the key the log-average maps to"},
           {"auto_key", 0.0, 0.0, 1.0, "1: estimate the key from the image's dynamic range", true},
           {"white", 0.0, 0.0, 1e8,
-           "L_white in scaled luminance: the smallest value mapped to white; 0 = the largest "
-           "scaled luminance in the frame"},
+           "L_white in scaled luminance: the smallest value mapped to white; 0 = the frame's "
+           "scaled peak (L_max, or the robust peak: peak_percentile)"},
+          peak_percentile_param(),
       }};
   return desc;
 }

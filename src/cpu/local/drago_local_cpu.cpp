@@ -10,7 +10,9 @@
 #include <cmath>
 #include <vector>
 
+#include "core/map_settings.hpp"
 #include "cpu/local/local_common.hpp"
+#include "cpu/stats.hpp"
 #include "cpu/local/local_tone_map.hpp"
 
 namespace tonekit::cpu::local {
@@ -76,7 +78,8 @@ FrameStats drago_local_map(const ImageView& in, const Params& params, const core
   auto lw = scratch<float>(count);
   auto lwa = scratch<float>(count);
   const auto t0 = std::chrono::steady_clock::now();
-  const FrameStats stats = stats_with_luminance_plane(in, lw.get());
+  FrameStats stats = stats_with_luminance_plane(in, lw.get());
+  apply_robust_peak(in, stats, core::peak_percentile_of(params));
   if (stats_ms) *stats_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const core::LocalSettings s = core::make_local_settings(params, hook && *hook ? (*hook)(stats) : stats);
   pixel_centred_mean(lw.get(), w, h, s.window, lwa.get());

@@ -99,12 +99,7 @@ __global__ void local_settings_kernel(core::LocalParams p, const FrameStats* sta
   // kernel start staging its tiles, then wait for the statistics.
   cuda::trigger_dependents();
   cuda::wait_for_previous_grid();
-  core::CurveStats c;
-  c.log_average = stats->log_average;
-  c.min_luminance = stats->min_luminance;
-  c.max_luminance = stats->max_luminance;
-  c.min_positive_luminance = stats->min_positive_luminance;
-  *out = core::make_local_settings_hd(p, c);
+  *out = core::make_local_settings_hd(p, core::curve_stats_hd(*stats));
 }
 
 struct Taps {

@@ -16,6 +16,7 @@
 
 #include "core/local_settings.hpp"
 #include "core/map_settings.hpp"
+#include "core/robust_peak.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
 #include "cuda/stage_events.hpp"
@@ -50,6 +51,9 @@ struct LocalPass::Impl {
   cuda_local::GaussWeights gauss{};
   // drago-local
   double* colsum = nullptr;
+  // The robust peak (drago-local's peak_percentile < 100): core::kPeakBins counters.
+  double peak_percentile = 100.0;
+  unsigned long long* peak_hist = nullptr;
   float saturation = 1.0f, gamma = 0.0f;
   int dither = 1;
   StageEvents ev;
@@ -61,7 +65,8 @@ struct LocalPass::Impl {
     for (void* p : {static_cast<void*>(frame), static_cast<void*>(stats.partials), static_cast<void*>(stats.partials2),
                     static_cast<void*>(stats.total), stats.cub_temp, static_cast<void*>(settings), static_cast<void*>(plane),
                     static_cast<void*>(table), static_cast<void*>(hi), static_cast<void*>(lo), static_cast<void*>(tmp),
-                    static_cast<void*>(centre), static_cast<void*>(active), static_cast<void*>(colsum)})
+                    static_cast<void*>(centre), static_cast<void*>(active), static_cast<void*>(colsum),
+                    static_cast<void*>(peak_hist)})
       cudaFree(p);
     cuda_local::sat_work_destroy(sat);
   }
@@ -75,6 +80,7 @@ struct LocalPass::Impl {
     if (lp.kind != core::LocalKind::none && kind != lp.kind)
       return invalid_argument("LocalPass::set_params: another local operator needs another pass");
     lp = core::local_params_from(p);
+    peak_percentile = core::peak_percentile_of(p);
     {  // the activity offsets depend on phi and the key only: the host's, as the CPU reference's
       const core::LocalSettings hs = core::make_local_settings_hd(lp, core::CurveStats{});
       for (int i = 0; i + 1 < core::kMaxLocalScales; ++i) {
@@ -113,6 +119,7 @@ struct LocalPass::Impl {
     TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(DeviceFrame)));
     TK_CUDA_CHECK(cudaMalloc(&stats.partials, z.partials * sizeof(StatsPartial)));
     TK_CUDA_CHECK(cudaMalloc(&settings, sizeof(core::LocalSettings)));
+    TK_CUDA_CHECK(cudaMalloc(&peak_hist, core::kPeakBins * sizeof(unsigned long long)));
     TK_CUDA_CHECK(cudaMalloc(&plane, n * sizeof(float)));
     switch (lp.kind) {
       case core::LocalKind::reinhard_box:
@@ -174,6 +181,7 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
   core::CurveParams curve{};  // the statistics pass derives (unused) linear constants too
   curve.temporal = temporal;
+  curve.peak_percentile = m.peak_percentile;
   if (part.context_above < 0 || part.context_below < 0 || part.context_above + part.context_below >= h)
     return invalid_argument("ToneMapper: a frame part needs own rows between its context rows");
   if (part.exchange) {  // one part of a frame: the own rows' totals, combined with the other parts'
@@ -193,6 +201,18 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
     return invalid_argument("ToneMapper: context rows belong to a frame part with an exchange");
   } else if (Status st = launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, nullptr, s); !st.ok()) {
     return st;
+  }
+  if (m.peak_percentile < 100.0) {  // the robust peak over the own rows (all parts' histograms)
+    FrameGeometry own = g;
+    own.in = g.in + static_cast<std::size_t>(part.context_above) * in_stride;
+    own.height = h - part.context_above - part.context_below;
+    own.total_groups = static_cast<long long>(own.groups_per_row) * own.height;
+    if (Status st = launch_peak_histogram(c.input, own, m.frame, m.peak_hist, m.sm_count, s); !st.ok()) return st;
+    if (part.exchange)
+      if (Status st = part.exchange->combine(m.peak_hist, static_cast<std::size_t>(core::kPeakBins), nullptr, 0, s);
+          !st.ok())
+        return st;
+    if (Status st = launch_robust_peak(m.peak_hist, m.frame, curve, nullptr, s); !st.ok()) return st;
   }
   if (temporal.state)
     if (Status st = launch_temporal_step(m.frame, curve, nullptr, s); !st.ok()) return st;

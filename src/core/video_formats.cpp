@@ -1,8 +1,10 @@
 // Names, parsing and plane geometry of the frame layouts in tonekit/video.hpp: plain host code
 // shared by the CLI, the CPU reference and the device pipeline's validation.
 #include <string>
+#include <vector>
 
 #include "tonekit/video.hpp"
+#include "core/video_colour.hpp"
 
 namespace tonekit {
 
@@ -139,5 +141,17 @@ std::size_t output_frame_bytes(OutputLayout l, int width, int height, int channe
   if (l == OutputLayout::interleaved) return w * h * static_cast<std::size_t>(channels) * bytes_per_channel;
   return w * h + 2 * static_cast<std::size_t>(half_up(width)) * static_cast<std::size_t>(half_up(height));
 }
+
+namespace core {
+const float* pq_eotf_table_host() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(kPqTableIntervals + 1);
+    for (int i = 0; i <= kPqTableIntervals; ++i)
+      t[i] = static_cast<float>(pq_eotf<double>(static_cast<double>(i) / kPqTableIntervals));
+    return t;
+  }();
+  return table.data();
+}
+}  // namespace core
 
 }  // namespace tonekit

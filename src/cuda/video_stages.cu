@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 #include "core/colour.hpp"
 #include "core/video_colour.hpp"
@@ -142,9 +144,33 @@ __global__ void encode_kernel(const float* display, int width, int height, Outpu
 
 }  // namespace
 
+namespace {
+// The PQ table of core::pq_eotf_table on each device: the host's floats, copied once per device.
+__device__ float g_pq_table[core::kPqTableIntervals + 1];
+
+Status device_pq_table(const float*& table) {
+  static std::mutex mutex;
+  static std::vector<bool> ready;
+  int device = 0;
+  TK_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (ready.size() <= static_cast<std::size_t>(device)) ready.resize(device + 1, false);
+  if (!ready[device]) {
+    TK_CUDA_CHECK(cudaMemcpyToSymbol(g_pq_table, core::pq_eotf_table_host(), sizeof g_pq_table));
+    ready[device] = true;
+  }
+  void* p = nullptr;
+  TK_CUDA_CHECK(cudaGetSymbolAddress(&p, g_pq_table));
+  table = static_cast<const float*>(p);
+  return {};
+}
+}  // namespace
+
 Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const InputColour& colour, int width,
                            int height, float* out_rgb, unsigned* bad_counts, cudaStream_t s) {
-  const core::VideoLinearise lin = core::make_video_linearise(colour, format);
+  core::VideoLinearise lin = core::make_video_linearise(colour, format);
+  if (colour.transfer == Transfer::pq)
+    if (Status st = device_pq_table(lin.pq_table); !st.ok()) return st;
   const auto k = core::ycbcr_coeffs<float>(colour.matrix == YuvMatrix::bt2020_ncl);
   const dim3 block(256), grid((width + 255) / 256, height);
   decode_kernel<<<grid, block, 0, s>>>(planes, format, lin, colour.range == YuvRange::full, k, width, height, out_rgb,

@@ -152,6 +152,16 @@ const float* pq_eotf_table_host() {
   }();
   return table.data();
 }
+
+const float* bt709_oetf_table_host() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(kOetfTableIntervals + 1);
+    for (int i = 0; i <= kOetfTableIntervals; ++i)
+      t[i] = static_cast<float>(bt709_oetf<double>(0.018 + (1.0 - 0.018) * static_cast<double>(i) / kOetfTableIntervals));
+    return t;
+  }();
+  return table.data();
+}
 }  // namespace core
 
 }  // namespace tonekit

@@ -14,12 +14,13 @@ TK_CLONES void linearise_row(const core::VideoLinearise& s, float* rgb, int widt
 
 TK_CLONES void display_row_ycbcr(const float* rgb, int channels, int width, float gamma, float* y, float* cb,
                                  float* cr) {
+  const float* t = core::bt709_oetf_table_host();
   if (channels == 4) {
     for (int x = 0; x < width; ++x)
-      core::display_pixel_ycbcr(rgb[4 * x], rgb[4 * x + 1], rgb[4 * x + 2], gamma, y[x], cb[x], cr[x]);
+      core::display_pixel_ycbcr(rgb[4 * x], rgb[4 * x + 1], rgb[4 * x + 2], gamma, t, y[x], cb[x], cr[x]);
   } else {
     for (int x = 0; x < width; ++x)
-      core::display_pixel_ycbcr(rgb[3 * x], rgb[3 * x + 1], rgb[3 * x + 2], gamma, y[x], cb[x], cr[x]);
+      core::display_pixel_ycbcr(rgb[3 * x], rgb[3 * x + 1], rgb[3 * x + 2], gamma, t, y[x], cb[x], cr[x]);
   }
 }
 

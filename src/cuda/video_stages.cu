@@ -110,7 +110,7 @@ __global__ void decode_kernel(VideoPlanes p, InputFormat f, core::VideoLinearise
 
 // One thread per 4:2:0 block: its (up to) four Y' codes and one Cb, Cr pair.
 __global__ void encode_kernel(const float* display, int width, int height, OutputLayout layout, float gamma, bool dither,
-                              std::uint8_t* out) {
+                              const float* __restrict__ oetf_table, std::uint8_t* out) {
   const int cw = (width + 1) / 2, ch = (height + 1) / 2;
   const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y;
   if (bx >= cw || by >= ch) return;
@@ -122,7 +122,7 @@ __global__ void encode_kernel(const float* display, int width, int height, Outpu
       const int x = 2 * bx + c;
       const float* px = display + 3 * (static_cast<std::size_t>(y) * width + x);
       float luma;
-      core::display_pixel_ycbcr(px[0], px[1], px[2], gamma, luma, cb[r][c], cr[r][c]);
+      core::display_pixel_ycbcr(px[0], px[1], px[2], gamma, oetf_table, luma, cb[r][c], cr[r][c]);
       out[static_cast<std::size_t>(y) * width + x] = static_cast<std::uint8_t>(core::luma_code8(luma, dither, x, y));
     }
   }
@@ -145,10 +145,17 @@ __global__ void encode_kernel(const float* display, int width, int height, Outpu
 }  // namespace
 
 namespace {
-// The PQ table of core::pq_eotf_table on each device: the host's floats, copied once per device.
+// The transfer tables (core::pq_eotf_table, core::bt709_oetf_table) on each device: the host's
+// floats, copied once per device.
 __device__ float g_pq_table[core::kPqTableIntervals + 1];
+__device__ float g_oetf_table[core::kOetfTableIntervals + 1];
 
-Status device_pq_table(const float*& table) {
+struct DeviceTables {
+  const float* pq = nullptr;
+  const float* oetf = nullptr;
+};
+
+Status device_tables(DeviceTables& t) {
   static std::mutex mutex;
   static std::vector<bool> ready;
   int device = 0;
@@ -157,11 +164,14 @@ Status device_pq_table(const float*& table) {
   if (ready.size() <= static_cast<std::size_t>(device)) ready.resize(device + 1, false);
   if (!ready[device]) {
     TK_CUDA_CHECK(cudaMemcpyToSymbol(g_pq_table, core::pq_eotf_table_host(), sizeof g_pq_table));
+    TK_CUDA_CHECK(cudaMemcpyToSymbol(g_oetf_table, core::bt709_oetf_table_host(), sizeof g_oetf_table));
     ready[device] = true;
   }
   void* p = nullptr;
   TK_CUDA_CHECK(cudaGetSymbolAddress(&p, g_pq_table));
-  table = static_cast<const float*>(p);
+  t.pq = static_cast<const float*>(p);
+  TK_CUDA_CHECK(cudaGetSymbolAddress(&p, g_oetf_table));
+  t.oetf = static_cast<const float*>(p);
   return {};
 }
 }  // namespace
@@ -169,8 +179,9 @@ Status device_pq_table(const float*& table) {
 Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const InputColour& colour, int width,
                            int height, float* out_rgb, unsigned* bad_counts, cudaStream_t s) {
   core::VideoLinearise lin = core::make_video_linearise(colour, format);
-  if (colour.transfer == Transfer::pq)
-    if (Status st = device_pq_table(lin.pq_table); !st.ok()) return st;
+  DeviceTables tables;
+  if (Status st = device_tables(tables); !st.ok()) return st;
+  lin.pq_table = tables.pq;
   const auto k = core::ycbcr_coeffs<float>(colour.matrix == YuvMatrix::bt2020_ncl);
   const dim3 block(256), grid((width + 255) / 256, height);
   decode_kernel<<<grid, block, 0, s>>>(planes, format, lin, colour.range == YuvRange::full, k, width, height, out_rgb,
@@ -182,8 +193,10 @@ Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const 
 Status launch_video_encode(const float* display_rgb, int width, int height, OutputLayout layout, float gamma, bool dither,
                            std::uint8_t* out, cudaStream_t s) {
   const int cw = (width + 1) / 2, ch = (height + 1) / 2;
+  DeviceTables tables;
+  if (Status st = device_tables(tables); !st.ok()) return st;
   const dim3 block(128), grid((cw + 127) / 128, ch);
-  encode_kernel<<<grid, block, 0, s>>>(display_rgb, width, height, layout, gamma, dither, out);
+  encode_kernel<<<grid, block, 0, s>>>(display_rgb, width, height, layout, gamma, dither, tables.oetf, out);
   TK_CUDA_CHECK_LAUNCH("video encode_kernel");
   return {};
 }

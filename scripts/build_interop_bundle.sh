@@ -1,6 +1,6 @@
 #!/bin/bash
 # Packs the issue-18 binaries (build-gpu, CMAKE_CUDA_ARCHITECTURES=90-real) and their non-system
-# libraries into .carry-i/bundle.tar.xz for scripts/gpu_interop.sh on the GPU host. The GL/Vulkan
+# libraries into .carry-i/bundle.tar.xz for `scripts/gpu.sh interop` on the GPU host. The GL/Vulkan
 # loader debs go in .carry-i/gl (device README: headless rendering).
 set -eu
 BUILD=${1:-build-gpu}

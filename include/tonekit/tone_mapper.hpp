@@ -159,7 +159,7 @@ struct StageTimings {
   double histogram_ms = 0.0;  // histogram + scan (histeq only)
   double local_ms = 0.0;      // local adaptation: table, blur pyramid or window sums (local operators)
   double map_ms = 0.0;        // (scale search,) curve, colour, transfer, quantise
-  double encode_ms = 0.0;     // yuv420p / NV12 encode stage
+  double encode_ms = 0.0;     // yuv420p / NV12 encode stage (~0 for global operators on decoded video: fused into the map)
   double total_ms = 0.0;
 };
 

@@ -123,7 +123,8 @@ Result<std::unique_ptr<GlobalPass>> GlobalPass::create(const GlobalPassConfig& c
 }
 
 Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
-                           CUstream_st* stream, const core::TemporalControl& temporal, const FramePart& part) {
+                           CUstream_st* stream, const core::TemporalControl& temporal, const FramePart& part,
+                           const Encode420* encode) {
   Impl& m = *impl_;
   const GlobalPassConfig& c = m.cfg;
   if (part.context_above || part.context_below)
@@ -173,9 +174,16 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
   if (Status st = m.timings ? m.ev.record(2, s) : Status{}; !st.ok()) return st;
   MapColour colour = m.colour;
   colour.dither_row0 = part.first_row;
-  if (Status st = launch_map(c.input, c.output, g, device_out, out_stride, m.frame, colour, c.map_backwards,
-                                         c.programmatic_launch, s); !st.ok())
+  if (encode) {
+    if (c.input != InputFormat::rgb_f32 || part.exchange)
+      return invalid_argument("ToneMapper: the fused 4:2:0 encode reads a whole decoded float RGB frame");
+    if (Status st = launch_map_encode420(g, static_cast<std::uint8_t*>(device_out), m.frame, colour, *encode, s); !st.ok())
+      return st;
+  } else if (Status st = launch_map(c.input, c.output, g, device_out, out_stride, m.frame, colour, c.map_backwards,
+                                    c.programmatic_launch, s);
+             !st.ok()) {
     return st;
+  }
   if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;
   m.ran = true;
   m.adapted_valid = temporal.state != nullptr;

@@ -14,6 +14,9 @@ struct CUstream_st;
 
 namespace tonekit::cuda {
 
+struct Encode420;  // cuda/pipeline.hpp
+
+
 struct GlobalPassConfig {
   int width = 0;
   int height = 0;
@@ -55,9 +58,11 @@ class GlobalPass {
   // Asynchronous on `stream` (nullptr = the legacy default stream).
   // `part`: a band of a frame spread over GPUs (tonekit::FramePart; no context rows here, the
   // global operators need none): statistics through part.exchange, the dither from part.first_row.
+  // `encode`: the map writes device_out as that 8-bit 4:2:0 frame itself (launch_map_encode420;
+  // the input is rgb_f32, the configured output f32 RGB, out_stride_bytes 0).
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out,
                  std::size_t out_stride_bytes, CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {},
-                 const FramePart& part = {});
+                 const FramePart& part = {}, const Encode420* encode = nullptr);
 
   // New parameters (same operator or another global one) for the next frame; no allocation.
   Status set_params(const Params& params);

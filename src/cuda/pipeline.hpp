@@ -147,4 +147,17 @@ Status launch_map(InputFormat in, OutputFormat out, const FrameGeometry& g, void
                   const DeviceFrame* frame, const MapColour& colour, bool reverse, bool programmatic,
                   cudaStream_t s);
 
+// A video output written by the map itself (global operators, the decoded float RGB frame in):
+// 8-bit Y'CbCr 4:2:0 (yuv420p or NV12, one packed frame), as the encode stage writes it.
+struct Encode420 {
+  OutputLayout layout = OutputLayout::yuv420p;
+  float gamma = 0.0f;  // 0: the BT.709 OETF
+  bool dither = true;
+  const float* oetf_table = nullptr;  // the device's core::bt709_oetf_table
+};
+// The map fused with the 4:2:0 encode: one thread per 2x2 block maps its pixels as launch_map
+// does for a float RGB output and encodes them; g.in is rgb_f32.
+Status launch_map_encode420(const FrameGeometry& g, std::uint8_t* out, const DeviceFrame* frame, const MapColour& colour,
+                            const Encode420& enc, cudaStream_t s);
+
 }  // namespace tonekit::cuda

@@ -22,6 +22,7 @@
 #include "cuda/global_pass.hpp"
 #include "cuda/interop/surface_frames.hpp"
 #include "cuda/local/local_pass.hpp"
+#include "cuda/pipeline.hpp"
 #include "cuda/video_stages.hpp"
 #include "tonekit/tone_mapper.hpp"
 
@@ -387,9 +388,19 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
   }
   const core::TemporalControl temporal = m.temporal_control(dt);
   m.last_local = c.params.op().locality == Locality::local;
+  // A global operator's map writes the 4:2:0 frame itself (launch_map_encode420): no display frame.
+  const bool fused_encode = m.encode && !m.last_local && m.decode && !c.part.active();
   Status st;
   if (m.last_local) {
     st = m.locals[local_slot(c.params)]->process(src, src_stride, pass_out, pass_stride, s, temporal, c.part);
+  } else if (fused_encode) {
+    const core::ColourSettings cs = core::make_colour_settings(c.params);
+    cuda::Encode420 enc;
+    enc.layout = c.output_layout;
+    enc.gamma = static_cast<float>(cs.gamma);
+    enc.dither = cs.dither;
+    if (Status e = cuda::device_oetf_table(enc.oetf_table); !e.ok()) return e;
+    st = m.global->process(src, src_stride, device_out, 0, s, temporal, c.part, &enc);
   } else {  // the global pass reads a part's own rows only
     FramePart own = c.part;
     if (own.context_above) {
@@ -400,7 +411,12 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
     st = m.global->process(src, src_stride, pass_out, pass_stride, s, temporal, own);
   }
   if (!st.ok()) return st;
-  if (m.encode) {
+  if (m.encode && fused_encode) {  // the stage's events still frame it (empty): read_timings' encode_ms ~0
+    if (m.timings) {
+      TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[2], s));
+      TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[3], s));
+    }
+  } else if (m.encode) {
     const core::ColourSettings cs = core::make_colour_settings(c.params);
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[2], s));
     if (Status e = cuda::launch_video_encode(m.display, c.width, c.height, c.output_layout, static_cast<float>(cs.gamma),

@@ -176,6 +176,13 @@ Status device_tables(DeviceTables& t) {
 }
 }  // namespace
 
+Status device_oetf_table(const float*& table) {
+  DeviceTables t;
+  if (Status st = device_tables(t); !st.ok()) return st;
+  table = t.oetf;
+  return {};
+}
+
 Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const InputColour& colour, int width,
                            int height, float* out_rgb, unsigned* bad_counts, cudaStream_t s) {
   core::VideoLinearise lin = core::make_video_linearise(colour, format);

@@ -20,6 +20,9 @@ Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const 
 
 // display_rgb (linear display RGB in [0, 1], width x height x 3 floats, packed) -> out, a packed
 // yuv420p or nv12 frame (output_frame_bytes). gamma 0: the BT.709 OETF.
+// The current device's copy of core::bt709_oetf_table (copied there on first use).
+Status device_oetf_table(const float*& table);
+
 Status launch_video_encode(const float* display_rgb, int width, int height, OutputLayout layout, float gamma, bool dither,
                            std::uint8_t* out, cudaStream_t s);
 

@@ -57,9 +57,12 @@ Result<ColourFidelity> colour_fidelity(const Image& hdr, const OutputImage& ldr)
       const Lab want = lab_from_linear_rgb(source[0] * scale, source[1] * scale, source[2] * scale);
       const Lab got = lab_from_linear_rgb(shown[0], shown[1], shown[2]);
       differences[i] = ciede2000(want, got);
-      if (std::hypot(want.a, want.b) >= kMinChromaForHue && std::hypot(got.a, got.b) >= kMinChromaForHue) {
-        const double dh = std::abs(std::atan2(want.b, want.a) - std::atan2(got.b, got.a)) * 180.0 / std::numbers::pi;
-        hue_sums[band] += dh > 180.0 ? 360.0 - dh : dh;
+      constexpr double kMinChroma2 = kMinChromaForHue * kMinChromaForHue;
+      if (want.a * want.a + want.b * want.b >= kMinChroma2 && got.a * got.a + got.b * got.b >= kMinChroma2) {
+        // The angle between the two (a*, b*) vectors, in [0, 180]: the hue difference wrapped,
+        // with one atan2 instead of two.
+        const double cross = want.a * got.b - want.b * got.a, dot = want.a * got.a + want.b * got.b;
+        hue_sums[band] += std::atan2(std::abs(cross), dot) * 180.0 / std::numbers::pi;
         ++hue_counts[band];
       }
     }

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <numbers>
 
+#include "quality/ciede2000_parts.hpp"
 #include "tonekit/quality.hpp"
 
 namespace tonekit::quality {
 namespace {
 
-constexpr double kDeg = std::numbers::pi / 180.0;
+using detail::kDeg;
+using detail::pow7;
 
 // BT.709 / sRGB primaries with D65 white (IEC 61966-2-1), RGB -> XYZ.
 constexpr double kRgbToXyz[3][3] = {{0.4124564, 0.3575761, 0.1804375},
@@ -41,19 +43,12 @@ Lab lab_from_linear_rgb(double r, double g, double b) {
   return {116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)};
 }
 
-// x^7 by multiplications (std::pow(x, 7.0) was 5 % of an --auto search's time).
-double pow7(double x) {
-  const double x2 = x * x, x3 = x2 * x;
-  return x3 * x3 * x;
-}
-
 double ciede2000(const Lab& x, const Lab& y) {
-  constexpr double k25_7 = 6103515625.0;  // 25^7
   // Step 1: a' rescaled by G so that near-neutral colours get a larger hue weight. Chroma as
   // sqrt(a^2 + b^2): L*a*b* values are far from hypot's overflow range (hypot was 6 % of --auto).
   const double c1 = std::sqrt(x.a * x.a + x.b * x.b), c2 = std::sqrt(y.a * y.a + y.b * y.b);
   const double c_bar7 = pow7((c1 + c2) / 2.0);
-  const double g = 0.5 * (1.0 - std::sqrt(c_bar7 / (c_bar7 + k25_7)));
+  const double g = 0.5 * (1.0 - std::sqrt(c_bar7 / (c_bar7 + detail::k25Pow7)));
   const double a1 = (1.0 + g) * x.a, a2 = (1.0 + g) * y.a;
   const double cp1 = std::sqrt(a1 * a1 + x.b * x.b), cp2 = std::sqrt(a2 * a2 + y.b * y.b);
   const double hp1 = hue_degrees(x.b, a1), hp2 = hue_degrees(y.b, a2);
@@ -73,27 +68,7 @@ double ciede2000(const Lab& x, const Lab& y) {
     if (std::abs(hp1 - hp2) <= 180.0) h_bar /= 2.0;
     else h_bar = h_bar < 360.0 ? (h_bar + 360.0) / 2.0 : (h_bar - 360.0) / 2.0;
   }
-  // T = 1 - 0.17 cos(h - 30) + 0.24 cos 2h + 0.32 cos(3h + 6) - 0.20 cos(4h - 63), the multiple
-  // angles from one sine and cosine of h (the four cosines were 4 % of --auto).
-  const double c = std::cos(h_bar * kDeg), s = std::sin(h_bar * kDeg);
-  const double c2h = 2.0 * c * c - 1.0, s2h = 2.0 * s * c;
-  const double c3h = c * (4.0 * c * c - 3.0), s3h = s * (3.0 - 4.0 * s * s);
-  const double c4h = 2.0 * c2h * c2h - 1.0, s4h = 2.0 * s2h * c2h;
-  constexpr double kCos30 = 0.86602540378443864676, kSin30 = 0.5;
-  constexpr double kCos6 = 0.99452189536827333692, kSin6 = 0.10452846326765347140;
-  constexpr double kCos63 = 0.45399049973954679156, kSin63 = 0.89100652418836786236;
-  const double t = 1.0 - 0.17 * (c * kCos30 + s * kSin30) + 0.24 * c2h + 0.32 * (c3h * kCos6 - s3h * kSin6) -
-                   0.20 * (c4h * kCos63 + s4h * kSin63);
-  const double d_theta = 30.0 * std::exp(-((h_bar - 275.0) / 25.0) * ((h_bar - 275.0) / 25.0));
-  const double cp_bar7 = pow7(cp_bar);
-  const double rc = 2.0 * std::sqrt(cp_bar7 / (cp_bar7 + k25_7));
-  const double l50 = (l_bar - 50.0) * (l_bar - 50.0);
-  const double sl = 1.0 + 0.015 * l50 / std::sqrt(20.0 + l50);
-  const double sc = 1.0 + 0.045 * cp_bar;
-  const double sh = 1.0 + 0.015 * cp_bar * t;
-  const double rt = -std::sin(2.0 * d_theta * kDeg) * rc;
-  const double tl = dl / sl, tc = dc / sc, th = dhh / sh;
-  return std::sqrt(tl * tl + tc * tc + th * th + rt * tc * th);  // kL = kC = kH = 1
+  return detail::ciede2000_step3(l_bar, cp_bar, h_bar, std::cos(h_bar * kDeg), std::sin(h_bar * kDeg), dl, dc, dhh);
 }
 
 }  // namespace tonekit::quality

@@ -11,6 +11,7 @@
 
 #include "core/colour.hpp"
 #include "cpu/parallel.hpp"
+#include "quality/colour_batch.hpp"
 #include "quality/planes.hpp"
 #include "tonekit/quality.hpp"
 
@@ -42,28 +43,45 @@ Result<ColourFidelity> colour_fidelity(const Image& hdr, const OutputImage& ldr)
   std::vector<double> hue_sums(bands, 0.0);
   std::vector<std::size_t> hue_counts(bands, 0);
   cpu::parallel_rows(hdr.height, [&](int band, int y0, int y1) {
-    for (std::size_t i = static_cast<std::size_t>(y0) * hdr.width; i < static_cast<std::size_t>(y1) * hdr.width; ++i) {
-      double source[3], shown[3];
-      for (int c = 0; c < 3; ++c) {
-        source[c] = detail::hdr_value(hdr, i, c);
-        shown[c] = shown_value(i, c);
+    // Runs of pixels through the vectorised maths (colour_batch.cpp), structure of arrays.
+    constexpr int kRun = 256;
+    enum { kSrcR, kSrcG, kSrcB, kShownR, kShownG, kShownB, kWantL, kWantA, kWantB, kGotL, kGotA, kGotB, kDe, kShift,
+           kCounted, kArrays };
+    std::vector<double> buf(static_cast<std::size_t>(kArrays) * kRun);
+    auto arr = [&](int which) { return buf.data() + static_cast<std::size_t>(which) * kRun; };
+    bool valid[kRun];
+    const std::size_t end = static_cast<std::size_t>(y1) * hdr.width;
+    for (std::size_t i0 = static_cast<std::size_t>(y0) * hdr.width; i0 < end; i0 += kRun) {
+      const int n = static_cast<int>(std::min<std::size_t>(kRun, end - i0));
+      for (int k = 0; k < n; ++k) {
+        double source[3], shown[3];
+        for (int c = 0; c < 3; ++c) {
+          source[c] = detail::hdr_value(hdr, i0 + k, c);
+          shown[c] = shown_value(i0 + k, c);
+        }
+        const double y_source = luminance709(source), y_shown = luminance709(shown);
+        valid[k] = y_source > 0.0;  // black in the source: no chromaticity to keep
+        const double scale = valid[k] ? y_shown / y_source : 0.0;
+        arr(kSrcR)[k] = source[0] * scale;
+        arr(kSrcG)[k] = source[1] * scale;
+        arr(kSrcB)[k] = source[2] * scale;
+        arr(kShownR)[k] = shown[0];
+        arr(kShownG)[k] = shown[1];
+        arr(kShownB)[k] = shown[2];
       }
-      const double y_source = luminance709(source), y_shown = luminance709(shown);
-      if (y_source <= 0.0) {  // black in the source: no chromaticity to keep
-        differences[i] = std::numeric_limits<double>::quiet_NaN();
-        continue;
-      }
-      const double scale = y_shown / y_source;
-      const Lab want = lab_from_linear_rgb(source[0] * scale, source[1] * scale, source[2] * scale);
-      const Lab got = lab_from_linear_rgb(shown[0], shown[1], shown[2]);
-      differences[i] = ciede2000(want, got);
-      constexpr double kMinChroma2 = kMinChromaForHue * kMinChromaForHue;
-      if (want.a * want.a + want.b * want.b >= kMinChroma2 && got.a * got.a + got.b * got.b >= kMinChroma2) {
-        // The angle between the two (a*, b*) vectors, in [0, 180]: the hue difference wrapped,
-        // with one atan2 instead of two.
-        const double cross = want.a * got.b - want.b * got.a, dot = want.a * got.a + want.b * got.b;
-        hue_sums[band] += std::atan2(std::abs(cross), dot) * 180.0 / std::numbers::pi;
-        ++hue_counts[band];
+      detail::lab_batch(arr(kSrcR), arr(kSrcG), arr(kSrcB), n, arr(kWantL), arr(kWantA), arr(kWantB));
+      detail::lab_batch(arr(kShownR), arr(kShownG), arr(kShownB), n, arr(kGotL), arr(kGotA), arr(kGotB));
+      detail::ciede2000_batch(arr(kWantL), arr(kWantA), arr(kWantB), arr(kGotL), arr(kGotA), arr(kGotB), n, arr(kDe));
+      detail::hue_shift_batch(arr(kWantA), arr(kWantB), arr(kGotA), arr(kGotB), n, kMinChromaForHue, arr(kShift),
+                              arr(kCounted));
+      for (int k = 0; k < n; ++k) {
+        if (!valid[k]) {
+          differences[i0 + k] = std::numeric_limits<double>::quiet_NaN();
+          continue;
+        }
+        differences[i0 + k] = arr(kDe)[k];
+        hue_sums[band] += arr(kShift)[k];
+        hue_counts[band] += arr(kCounted)[k] != 0.0;
       }
     }
   });

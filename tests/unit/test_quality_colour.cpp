@@ -6,6 +6,10 @@
 #include <cmath>
 #include <numbers>
 
+#include <random>
+#include <vector>
+
+#include "quality/colour_batch.hpp"
 #include "tonekit/quality.hpp"
 
 using namespace tonekit;
@@ -85,6 +89,55 @@ TEST(QualityColour, Ciede2000MatchesSharmaPairs) {
     EXPECT_NEAR(de, p[6], 5e-5) << "pair " << i + 1;
     // The formula is symmetric in its arguments.
     EXPECT_NEAR(quality::ciede2000({p[3], p[4], p[5]}, {p[0], p[1], p[2]}), de, 1e-12) << "pair " << i + 1;
+  }
+}
+
+// The vectorised runs colour_fidelity uses (src/quality/colour_batch.cpp, fast-math and libmvec)
+// against the scalar reference: the Sharma pairs (their opposite-hue pairs 13-14 included), then
+// random colours (neutral ones included), L*a*b* of random RGB, and the hue angle against two
+// atan2s. Random exact opposites of hue are left out: CIEDE2000's mean hue jumps by 180 degrees
+// at |h1 - h2| = 180, so there the scalar formula's own result depends on atan2's last bit.
+TEST(QualityColour, BatchMathsMatchTheScalarReference) {
+  std::vector<double> l1, a1, b1, l2, a2, b2;
+  for (const auto& p : kSharmaPairs) {
+    l1.push_back(p[0]), a1.push_back(p[1]), b1.push_back(p[2]);
+    l2.push_back(p[3]), a2.push_back(p[4]), b2.push_back(p[5]);
+  }
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> lum(0.0, 100.0), ab(-100.0, 100.0);
+  for (int i = 0; i < 5000; ++i) {
+    l1.push_back(lum(rng)), a1.push_back(i % 50 == 0 ? 0.0 : ab(rng)), b1.push_back(i % 50 == 0 ? 0.0 : ab(rng));
+    l2.push_back(lum(rng)), a2.push_back(ab(rng)), b2.push_back(ab(rng));
+  }
+  const int n = static_cast<int>(l1.size());
+  std::vector<double> de(n);
+  quality::detail::ciede2000_batch(l1.data(), a1.data(), b1.data(), l2.data(), a2.data(), b2.data(), n, de.data());
+  for (int i = 0; i < n; ++i) {
+    const double want = quality::ciede2000({l1[i], a1[i], b1[i]}, {l2[i], a2[i], b2[i]});
+    ASSERT_NEAR(de[i], want, 1e-9 * (1.0 + want)) << "pair " << i;
+  }
+  for (int i = 0; i < 34; ++i) EXPECT_NEAR(de[i], kSharmaPairs[i][6], 5e-5) << "Sharma pair " << i + 1;
+
+  std::uniform_real_distribution<double> u(0.0, 2.0);
+  std::vector<double> r(n), g(n), b(n), l(n), a(n), bb(n);
+  for (int i = 0; i < n; ++i) r[i] = i % 7 ? u(rng) : 0.0, g[i] = u(rng), b[i] = i % 11 ? u(rng) : 1e-6;
+  quality::detail::lab_batch(r.data(), g.data(), b.data(), n, l.data(), a.data(), bb.data());
+  for (int i = 0; i < n; ++i) {
+    const quality::Lab want = quality::lab_from_linear_rgb(r[i], g[i], b[i]);
+    ASSERT_NEAR(l[i], want.l, 1e-10) << i;
+    ASSERT_NEAR(a[i], want.a, 1e-10) << i;
+    ASSERT_NEAR(bb[i], want.b, 1e-10) << i;
+  }
+
+  std::vector<double> shift(n), counted(n);
+  quality::detail::hue_shift_batch(a1.data(), b1.data(), a2.data(), b2.data(), n, 5.0, shift.data(), counted.data());
+  for (int i = 0; i < n; ++i) {
+    const bool both = std::hypot(a1[i], b1[i]) >= 5.0 && std::hypot(a2[i], b2[i]) >= 5.0;
+    ASSERT_EQ(counted[i], both ? 1.0 : 0.0) << i;
+    if (!both) continue;
+    double d = std::abs(std::atan2(b1[i], a1[i]) - std::atan2(b2[i], a2[i])) * 180.0 / std::numbers::pi;
+    d = d > 180.0 ? 360.0 - d : d;
+    ASSERT_NEAR(shift[i], d, 1e-9) << i;
   }
 }
 

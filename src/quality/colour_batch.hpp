@@ -1,0 +1,18 @@
+// Vectorised runs of the colour-fidelity maths (colour_batch.cpp): L*a*b* of linear BT.709 RGB,
+// CIEDE2000 and the hue-angle shift, n pixels at a time in structure-of-arrays form. Inputs are
+// finite (the callers pass sanitised values).
+#pragma once
+
+namespace tonekit::quality::detail {
+
+// L*a*b* (D65) of n linear RGB triples.
+void lab_batch(const double* r, const double* g, const double* b, int n, double* l, double* a, double* bb);
+// CIEDE2000 (kL = kC = kH = 1) of n pairs of L*a*b* colours.
+void ciede2000_batch(const double* l1, const double* a1, const double* b1, const double* l2, const double* a2,
+                     const double* b2, int n, double* out);
+// The angle between the (a*, b*) vectors of n pairs in degrees ([0, 180]), where both have
+// chroma >= min_chroma (shift 0 and counted 0 elsewhere, counted 1 there).
+void hue_shift_batch(const double* a1, const double* b1, const double* a2, const double* b2, int n, double min_chroma,
+                     double* shift, double* counted);
+
+}  // namespace tonekit::quality::detail

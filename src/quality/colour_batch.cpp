@@ -1,4 +1,4 @@
-// The colour-fidelity measure's per-pixel maths over runs of pixels, written element-wise with
+// The quality metrics' per-pixel maths over runs of pixels (colour fidelity, FSITM's phase angle), written element-wise with
 // selects instead of branches so that GCC vectorises the loops (built with -O3 -ffast-math, like
 // src/cpu/map_kernels.cpp: glibc's libmvec then supplies the vector atan2, sin, cos, exp, cbrt).
 // The same formulas as lab_from_linear_rgb and ciede2000 (ciede2000.cpp), which stay the scalar
@@ -93,6 +93,12 @@ TK_CLONES void hue_shift_batch(const double* __restrict a1, const double* __rest
     shift[k] = both ? angle : 0.0;
     counted[k] = both ? 1.0 : 0.0;
   }
+}
+
+TK_CLONES void phase_angle_batch(const double* __restrict even, const double* __restrict odd_x,
+                                 const double* __restrict odd_y, std::size_t n, double* __restrict angle) {
+  for (std::size_t i = 0; i < n; ++i)
+    angle[i] = std::atan2(even[i], std::sqrt(odd_x[i] * odd_x[i] + odd_y[i] * odd_y[i]));
 }
 
 }  // namespace tonekit::quality::detail

@@ -1,7 +1,9 @@
-// Vectorised runs of the colour-fidelity maths (colour_batch.cpp): L*a*b* of linear BT.709 RGB,
-// CIEDE2000 and the hue-angle shift, n pixels at a time in structure-of-arrays form. Inputs are
+// Vectorised runs of the quality metrics' per-pixel maths (colour_batch.cpp): L*a*b* of linear
+// BT.709 RGB, CIEDE2000, the hue-angle shift and FSITM's phase angle, n pixels at a time in
+// structure-of-arrays form. Inputs are
 // finite (the callers pass sanitised values).
 #pragma once
+#include <cstddef>
 
 namespace tonekit::quality::detail {
 
@@ -14,5 +16,9 @@ void ciede2000_batch(const double* l1, const double* a1, const double* b1, const
 // chroma >= min_chroma (shift 0 and counted 0 elsewhere, counted 1 there).
 void hue_shift_batch(const double* a1, const double* b1, const double* a2, const double* b2, int n, double min_chroma,
                      double* shift, double* counted);
+
+// The phase angle of FSITM's phase congruency (phase_congruency.cpp): atan2(even, sqrt(odd_x^2 +
+// odd_y^2)) over n pixels.
+void phase_angle_batch(const double* even, const double* odd_x, const double* odd_y, std::size_t n, double* angle);
 
 }  // namespace tonekit::quality::detail

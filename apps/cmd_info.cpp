@@ -1,5 +1,6 @@
 // tonekit info: what a file holds (format, size, channels, pixel type, compression) and its
-// luminance statistics (min, max, log-average, dynamic range, NaN/Inf/negative counts).
+// luminance statistics (min, max, log-average, dynamic range, the robust peak, NaN/Inf/negative
+// counts).
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +33,12 @@ int print_info(const std::string& path) {
               st.min_positive_luminance, st.max_luminance, st.log_average);
   const double stops = st.dynamic_range_stops();
   std::printf("dynamic range: %.2f stops (%.3g:1, max / smallest positive)\n", stops, std::exp2(stops));
+  // What an operator's peak_percentile would take as L_max instead of the brightest pixel.
+  const double peak = cpu::robust_peak(image->view(), st, cpu::kRobustPeakPercentile);
+  if (peak > 0.0 && st.max_luminance > 0.0)
+    std::printf("robust peak:   %.6g at %g %% of the non-black pixels; the brightest pixel is %.2f stops above it "
+                "(--set peak_percentile=%g maps with it)\n",
+                peak, cpu::kRobustPeakPercentile, std::log2(st.max_luminance / peak), cpu::kRobustPeakPercentile);
   std::printf("bad pixels:    %llu NaN, %llu Inf, %llu negative (of %llu)\n",
               static_cast<unsigned long long>(st.nan_count), static_cast<unsigned long long>(st.inf_count),
               static_cast<unsigned long long>(st.negative_count), static_cast<unsigned long long>(st.pixel_count));

@@ -81,6 +81,11 @@ Status tone_map(const ImageView& input, const Params& params, OutputFormat forma
 
 namespace cpu {
 FrameStats compute_stats(const ImageView& input);
+// The robust peak (an operator's `peak_percentile`, src/core/robust_peak.hpp): that percentile of
+// the non-black pixels' luminance, from `stats` = compute_stats(input). 100 gives the brightest
+// pixel. kRobustPeakPercentile is the value the README and `tonekit info` suggest.
+constexpr double kRobustPeakPercentile = 99.99;
+double robust_peak(const ImageView& input, const FrameStats& stats, double percentile);
 // Replaces the statistics the curves read (temporal adaptation: tonekit/temporal.hpp's
 // temporal_update); *stats still receives the frame's own statistics.
 using CurveStatsHook = std::function<FrameStats(const FrameStats&)>;

@@ -74,4 +74,10 @@ void apply_robust_peak(const ImageView& in, FrameStats& stats, double percentile
                                                           stats.min_positive_luminance, stats.max_luminance);
 }
 
+double robust_peak(const ImageView& in, const FrameStats& stats, double percentile) {
+  FrameStats s = stats;
+  apply_robust_peak(in, s, percentile);
+  return s.peak_luminance;
+}
+
 }  // namespace tonekit::cpu

@@ -116,6 +116,7 @@ TEST_F(Cli, SynthWritesAFileInfoCanRead) {
     EXPECT_NE(info.out.find("40 x 30"), std::string::npos) << info.out;
     EXPECT_NE(info.out.find("OpenEXR"), std::string::npos) << info.out;
     EXPECT_NE(info.out.find("dynamic range"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("robust peak:"), std::string::npos) << info.out;
     EXPECT_NE(info.out.find("0 NaN, 0 Inf, 0 negative"), std::string::npos) << info.out;
   }
   for (const char* ext : {"hdr", "pfm"}) {

@@ -139,6 +139,17 @@ TEST(RobustPeak, GlintsNoLongerDimTheFrame) {
   }
 }
 
+// The public cpu::robust_peak (what `tonekit info` prints) is the peak an operator maps with.
+TEST(RobustPeak, PublicFunctionIsTheOperatorsPeak) {
+  const Image img = scene(211, 97, 3);
+  const FrameStats stats = cpu::compute_stats(img.view());
+  for (const double p : {cpu::kRobustPeakPercentile, 99.0, 100.0}) {
+    const FrameStats mapped = map_stats(img, "drago", std::to_string(p));
+    EXPECT_EQ(cpu::robust_peak(img.view(), stats, p), mapped.peak_luminance) << p;
+  }
+  EXPECT_EQ(cpu::robust_peak(img.view(), stats, 100.0), stats.max_luminance);
+}
+
 // Operators whose curve has no L_max take no peak_percentile; its range is enforced.
 TEST(RobustPeak, OnlyOperatorsWithAPeakTakeIt) {
   for (const char* op : {"histeq", "reinhard-local", "reinhard-sat"}) {

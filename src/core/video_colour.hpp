@@ -43,14 +43,18 @@ TK_HD T pq_eotf(T signal) {
 // Two pows of ~40 instructions per channel became two loads: the device decode stage was 0.27 ms
 // at 4K (bench/NOTES.md).
 constexpr int kPqTableIntervals = 8192;
-TK_HD float pq_eotf_table(const float* table, float signal) {
-  const float s = signal > 0.0f ? (signal < 1.0f ? signal : 1.0f) : 0.0f;
-  const float x = s * static_cast<float>(kPqTableIntervals);  // exact: a power of two
+// A transfer table's value at position x in [0, intervals] (table: intervals + 1 entries),
+// interpolated linearly in float as both backends round it (no contraction).
+TK_HD float table_lerp(const float* table, float x, int intervals) {
   int i = static_cast<int>(x);
-  i = i < kPqTableIntervals - 1 ? i : kPqTableIntervals - 1;
+  i = i < intervals - 1 ? i : intervals - 1;
   const float f = x - static_cast<float>(i);
   const float lo = table[i], hi = table[i + 1];
   return lo + f * (hi - lo);
+}
+TK_HD float pq_eotf_table(const float* table, float signal) {
+  const float s = signal > 0.0f ? (signal < 1.0f ? signal : 1.0f) : 0.0f;
+  return table_lerp(table, s * static_cast<float>(kPqTableIntervals), kPqTableIntervals);  // exact: a power of two
 }
 // The table (host memory, built once, thread-safe): kPqTableIntervals + 1 floats.
 const float* pq_eotf_table_host();
@@ -348,12 +352,7 @@ constexpr float kOetfTableScale = static_cast<float>(kOetfTableIntervals / (1.0 
 TK_HD float bt709_oetf_table(const float* table, float linear) {
   const float l = clamp01(linear);
   if (l < 0.018f) return 4.5f * l;
-  const float x = (l - 0.018f) * kOetfTableScale;
-  int i = static_cast<int>(x);
-  i = i < kOetfTableIntervals - 1 ? i : kOetfTableIntervals - 1;
-  const float f = x - static_cast<float>(i);
-  const float lo = table[i], hi = table[i + 1];
-  return lo + f * (hi - lo);
+  return table_lerp(table, (l - 0.018f) * kOetfTableScale, kOetfTableIntervals);
 }
 // The table (host memory, built once, thread-safe): kOetfTableIntervals + 1 floats.
 const float* bt709_oetf_table_host();

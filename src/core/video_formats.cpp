@@ -143,23 +143,24 @@ std::size_t output_frame_bytes(OutputLayout l, int width, int height, int channe
 }
 
 namespace core {
+namespace {
+// intervals + 1 values of a curve in double, rounded to float.
+template <class Curve>
+std::vector<float> tabulate(int intervals, Curve&& curve) {
+  std::vector<float> t(static_cast<std::size_t>(intervals) + 1);
+  for (int i = 0; i <= intervals; ++i) t[i] = static_cast<float>(curve(static_cast<double>(i) / intervals));
+  return t;
+}
+}  // namespace
+
 const float* pq_eotf_table_host() {
-  static const std::vector<float> table = [] {
-    std::vector<float> t(kPqTableIntervals + 1);
-    for (int i = 0; i <= kPqTableIntervals; ++i)
-      t[i] = static_cast<float>(pq_eotf<double>(static_cast<double>(i) / kPqTableIntervals));
-    return t;
-  }();
+  static const std::vector<float> table = tabulate(kPqTableIntervals, [](double s) { return pq_eotf<double>(s); });
   return table.data();
 }
 
 const float* bt709_oetf_table_host() {
-  static const std::vector<float> table = [] {
-    std::vector<float> t(kOetfTableIntervals + 1);
-    for (int i = 0; i <= kOetfTableIntervals; ++i)
-      t[i] = static_cast<float>(bt709_oetf<double>(0.018 + (1.0 - 0.018) * static_cast<double>(i) / kOetfTableIntervals));
-    return t;
-  }();
+  static const std::vector<float> table =
+      tabulate(kOetfTableIntervals, [](double u) { return bt709_oetf<double>(0.018 + (1.0 - 0.018) * u); });
   return table.data();
 }
 }  // namespace core

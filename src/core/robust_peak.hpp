@@ -43,6 +43,27 @@ TK_HD PeakRange peak_range(double min_positive, double max) {
   return r;
 }
 
+// The bins without a double log per pixel (cuda/histogram.cu's peak_bin does the same on the
+// device): t = (log2 L - log2 min) * scale in float is within `margin` of the exact t (lg2's error
+// and the roundings: the bound is derived in histogram.cu), so where t is farther than that from
+// an integer its floor is the exact bin; the rest (and L below FLT_MIN) take histeq_bin in double.
+struct PeakBinning {
+  float log2_min = 0.0f;
+  float scale = 0.0f;   // bins per log2 unit
+  float margin = 1.0f;  // >= 0.5: every pixel takes the double log
+};
+inline PeakBinning peak_binning(const PeakRange& r) {
+  const double scale = 0.69314718055994530942 * r.inv_log_range * kPeakBins;
+  return {static_cast<float>(r.log_min * 1.44269504088896340736), static_cast<float>(scale),
+          static_cast<float>(scale * 4e-5 + 2e-3)};
+}
+// The bin from the float t and its luminance l > 0, or -1 where the double log must decide.
+TK_HD int peak_bin_fast(float t, float l, const PeakBinning& b) {
+  const float f = floorf(t);
+  if (!(l >= 1.17549435e-38f && t - f > b.margin && f + 1.0f - t > b.margin)) return -1;
+  return f <= 0.0f ? 0 : (f >= static_cast<float>(kPeakBins) ? kPeakBins - 1 : static_cast<int>(f));
+}
+
 // How many positive pixels lie above the peak.
 TK_HD double peak_exceed(double percentile, double positive) { return (1.0 - percentile * 0.01) * positive; }
 

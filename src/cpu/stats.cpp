@@ -64,12 +64,42 @@ std::vector<std::uint64_t> log_luminance_histogram(const ImageView& in, double l
   return total;
 }
 
+std::vector<std::uint64_t> peak_histogram(const ImageView& in, const core::PeakRange& r) {
+  const core::PeakBinning binning = core::peak_binning(r);
+  std::vector<std::vector<std::uint64_t>> partial(band_count(in.height), std::vector<std::uint64_t>(core::kPeakBins, 0));
+  parallel_rows(in.height, [&](int band, int y0, int y1) {
+    auto& hist = partial[band];
+    std::vector<float> lum(static_cast<std::size_t>(in.width)), t(lum.size());
+    for (int y = y0; y < y1; ++y) {
+      const void* row = in.row<const void>(y);
+      for (int x = 0; x < in.width; ++x) {
+        float cr, cg, cb;
+        load_rgb(row, x, in.channels, in.type, cr, cg, cb);
+        lum[x] = core::luminance(cr, cg, cb);
+      }
+      for (int x = 0; x < in.width; ++x)  // vectorised (libmvec log2f)
+        t[x] = (std::log2(lum[x] > 0.0f ? lum[x] : 1.0f) - binning.log2_min) * binning.scale;
+      for (int x = 0; x < in.width; ++x) {
+        const float l = lum[x];
+        if (!(l > 0.0f)) continue;
+        int bin = core::peak_bin_fast(t[x], l, binning);
+        if (bin < 0) bin = core::histeq_bin<double>(std::log(static_cast<double>(l)), r.log_min, r.inv_log_range, core::kPeakBins);
+        ++hist[bin];
+      }
+    }
+  });
+  std::vector<std::uint64_t> h(core::kPeakBins, 0);
+  for (const auto& p : partial)
+    for (int b = 0; b < core::kPeakBins; ++b) h[b] += p[b];
+  return h;
+}
+
 void apply_robust_peak(const ImageView& in, FrameStats& stats, double percentile) {
   stats.peak_luminance = stats.max_luminance;
   if (!(percentile < 100.0) || !(stats.max_luminance > 0.0) || !(stats.min_positive_luminance > 0.0)) return;
   const core::PeakRange r = core::peak_range(stats.min_positive_luminance, stats.max_luminance);
   if (!(r.inv_log_range > 0.0)) return;
-  const std::vector<std::uint64_t> h = log_luminance_histogram(in, r.log_min, r.inv_log_range, core::kPeakBins);
+  const std::vector<std::uint64_t> h = peak_histogram(in, r);
   stats.peak_luminance = core::robust_peak_from_histogram(h.data(), core::kPeakBins, percentile,
                                                           stats.min_positive_luminance, stats.max_luminance);
 }

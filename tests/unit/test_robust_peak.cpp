@@ -12,6 +12,7 @@
 
 #include "core/colour.hpp"
 #include "core/robust_peak.hpp"
+#include "cpu/stats.hpp"
 #include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
 
@@ -148,6 +149,21 @@ TEST(RobustPeak, PublicFunctionIsTheOperatorsPeak) {
     EXPECT_EQ(cpu::robust_peak(img.view(), stats, p), mapped.peak_luminance) << p;
   }
   EXPECT_EQ(cpu::robust_peak(img.view(), stats, 100.0), stats.max_luminance);
+}
+
+// The fast binning (float log2, the double log only near bin edges) gives the histogram of the
+// double log per pixel, count for count: wide and narrow ranges, tiny luminances, a lone glint.
+TEST(RobustPeak, FastBinningIsTheDoubleLogsHistogram) {
+  struct Case { double lo, hi; unsigned seed; };
+  for (const Case c : {Case{1e-3, 1e3, 1}, Case{0.5, 0.52, 2}, Case{1e-38, 1e-30, 3}, Case{1e-6, 1e9, 4}}) {
+    Image img = scene(301, 203, c.seed, c.lo, c.hi, true);
+    img.pixels[0] = img.pixels[1] = img.pixels[2] = static_cast<float>(c.hi * 1e3);
+    const FrameStats stats = cpu::compute_stats(img.view());
+    const core::PeakRange r = core::peak_range(stats.min_positive_luminance, stats.max_luminance);
+    EXPECT_EQ(cpu::peak_histogram(img.view(), r),
+              cpu::log_luminance_histogram(img.view(), r.log_min, r.inv_log_range, core::kPeakBins))
+        << c.lo << ".." << c.hi;
+  }
 }
 
 // Operators whose curve has no L_max take no peak_percentile; its range is enforced.

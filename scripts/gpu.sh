@@ -30,6 +30,8 @@
 #   cli                      tonekit_tests with CUDA, 4K EXR -> PNG per backend, a batch of N, `tonekit stream` against `cat`; .carry-c [cli-bundle]; N, RUNS, FRAMES, STREAM_RUNS, BASE, BATCH_ARGS, FILTER, TEST_S, SKIP_TESTS=1
 #   cli-multi                the CLI tests using every GPU, a batch of N 4K EXRs on one GPU against --devices, an 8K EXR stream; .carry-c [cli-bundle]; N (48)
 #   interop                  GL/Vulkan interop tests, 4K overhead, night_drive at 1920x1200 and 3840x2160, a montage; .carry-i [bash scripts/build_interop_bundle.sh build; loader debs in .carry-i/gl]
+#   quality-bundle           (here) ninja -C BUILD (build-q) tonekit_gpu_tests tonekit_quality_bench, gathers .carry-q (stripped, gzipped, libfftw3 libfftw3_threads libfftw3f)
+#   quality                  GpuQuality* tests (+ the blur's fft, cuFFT's other user), memcheck/racecheck on the quick ones, tonekit_quality_bench at 4K, a table; .carry-q [quality-bundle]; RES, ITERS, QUALITY_FILTER
 #   help                     this text (no mode or an unknown one: this text on stderr, exit 2)
 set -u
 cd "$(dirname "$0")/.."
@@ -715,6 +717,48 @@ mode_cli() {  # [multi]
   rm -rf "$W"
 }
 
+# ---- quality-bundle, quality: TMQI and FSITM on the GPU (issue 17) ------------------------------
+mode_quality_bundle() {  # (here)
+  set -e
+  local BLD=${BUILD:-build-q} bins="tonekit_gpu_tests tonekit_quality_bench" b l
+  # shellcheck disable=SC2086
+  ninja -C "$BLD" $bins
+  rm -rf .carry-q && mkdir -p .carry-q/bin .carry-q/lib
+  for b in $bins; do strip -o ".carry-q/bin/$b" "$BLD/bin/$b" && gzip -9 ".carry-q/bin/$b"; done
+  # FFTW for the CPU reference (FSITM double, its threads; the blur's float) the tests compare with.
+  for l in libfftw3.so.3 libfftw3_threads.so.3 libfftw3f.so.3; do cp -L "/lib/x86_64-linux-gnu/$l" .carry-q/lib/; done
+  gzip -9 .carry-q/lib/*
+  du -sh .carry-q
+}
+mode_quality() {
+  local rc
+  setup .carry-q /tmp/tonekit_quality_out
+  carry_unpack
+  carry_libs cuda  # cuFFT from the machine's toolkit (dlopen'ed)
+  status=0
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+  echo "== GPU quality tests (and the blur's fft: the cuFFT loader is shared)"
+  timeout 500 "$B/tonekit_gpu_tests" --gtest_filter="${QUALITY_FILTER:-GpuQuality*:GpuBlurAll/GpuBlurMethod.*/fft}" \
+    >"$OUT/quality_tests.log" 2>&1
+  rc=$?; echo "gtest exit $rc"; [[ $rc == 0 ]] || status=1
+  grep -E "^\[  FAILED|Failure|Expected|actual|Which is|relative|SKIPPED \]" "$OUT/quality_tests.log" | head -40
+  grep -E "^\[ quality \]" "$OUT/quality_tests.log"
+  grep -E "^\[  (PASSED|FAILED) " "$OUT/quality_tests.log"
+  local tool
+  for tool in memcheck racecheck; do
+    timeout 200 "$SANITIZER" --tool $tool --error-exitcode 9 "$B/tonekit_gpu_tests" --gtest_brief=1 \
+      --gtest_filter='GpuQuality.ValidationVector:GpuQuality.RejectsBadInputs:GpuQuality.DeviceViews*' >"$OUT/$tool.log" 2>&1
+    rc=$?; echo "$tool exit $rc"; [[ $rc == 0 ]] || status=1
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$tool.log" | head -2
+  done
+  echo "== tonekit_quality_bench (ms)"
+  timeout 400 "$B/tonekit_quality_bench" --res "${RES:-3840x2160,1920x1080}" --iters "${ITERS:-30}" \
+    >"$OUT/quality_bench.txt" 2>&1 || status=1
+  grep -vE "^row," "$OUT/quality_bench.txt"
+  echo "gpu.sh quality exit $status"
+  return $status
+}
+
 # ---- interop: issue 18's GL/Vulkan passes and the night_drive renderer ---------------------------
 mode_interop() {
   local f s ND
@@ -787,6 +831,8 @@ case $MODE in
   cli) mode_cli ;;
   cli-multi) mode_cli multi ;;
   interop) mode_interop ;;
+  quality-bundle) mode_quality_bundle ;;
+  quality) mode_quality ;;
   help|-h|--help) usage; exit 0 ;;
   *) usage >&2; exit 2 ;;
 esac

@@ -287,15 +287,47 @@ Result<json> StudioService::quality(const RenderRequest& request) {
       !s.ok())
     return s;
   const auto s0 = std::chrono::steady_clock::now();
-  auto tmqi = quality::tmqi(hdr, out);
-  if (!tmqi.ok()) return tmqi.status();
-  auto fsitm = quality::fsitm(hdr, out);
-  if (!fsitm.ok()) return fsitm.status();
-  return json{{"tmqi", {{"q", tmqi->q}, {"s", tmqi->s}, {"n", tmqi->n}, {"s_per_scale", tmqi->s_per_scale},
-                        {"mean_luminance", tmqi->mean_luminance}, {"contrast", tmqi->contrast}}},
-              {"fsitm", {{"mean", fsitm->mean}, {"channel", fsitm->channel}}},
+  quality::GpuScores scores;
+  const bool on_gpu = score_on_gpu(hdr, out, scores);
+  if (!on_gpu) {
+    auto tmqi = quality::tmqi(hdr, out);
+    if (!tmqi.ok()) return tmqi.status();
+    auto fsitm = quality::fsitm(hdr, out);
+    if (!fsitm.ok()) return fsitm.status();
+    scores.tmqi = *tmqi;
+    scores.fsitm = *fsitm;
+  }
+  const quality::TmqiScore& tmqi = scores.tmqi;
+  const quality::FsitmScore& fsitm = scores.fsitm;
+  return json{{"tmqi", {{"q", tmqi.q}, {"s", tmqi.s}, {"n", tmqi.n}, {"s_per_scale", tmqi.s_per_scale},
+                        {"mean_luminance", tmqi.mean_luminance}, {"contrast", tmqi.contrast}}},
+              {"fsitm", {{"mean", fsitm.mean}, {"channel", fsitm.channel}}},
               {"width", hdr.width}, {"height", hdr.height}, {"render_ms", timings.total_ms},
-              {"score_ms", ms_since(s0)}, {"ms", ms_since(t0)}};
+              {"score_ms", ms_since(s0)}, {"ms", ms_since(t0)}, {"scorer", on_gpu ? "cuda" : "cpu"}};
+}
+
+bool StudioService::score_on_gpu(const Image& hdr, const OutputImage& out, quality::GpuScores& scores) {
+  if (backend() != Backend::cuda) return false;
+  // The input checks first, so a bad pair reports the CPU's error (and never disables the GPU).
+  if (!quality::check_pair(hdr, out).ok()) return false;
+  std::lock_guard lock(gpu_quality_mutex_);
+  if (gpu_quality_unavailable_) return false;
+  if (!gpu_quality_) {
+    auto created = quality::GpuQuality::create();
+    if (!created.ok()) {
+      gpu_quality_unavailable_ = true;
+      return false;
+    }
+    gpu_quality_ = std::move(*created);
+  }
+  auto r = gpu_quality_->score(hdr, out);
+  // unsupported (no cuFFT) stays so: later views go straight to the CPU.
+  if (!r.ok()) {
+    gpu_quality_unavailable_ = r.status().code() == StatusCode::unsupported;
+    return false;
+  }
+  scores = *r;
+  return true;
 }
 
 Result<json> StudioService::auto_params(const RenderRequest& request) {

@@ -13,6 +13,7 @@
 #include "../preset.hpp"
 #include "image_library.hpp"
 #include "renderer.hpp"
+#include "tonekit/quality_cuda.hpp"
 #include "tonekit/temporal.hpp"
 
 namespace tonekit::studio {
@@ -64,6 +65,8 @@ class StudioService {
   // TMQI (Q, S, N, per scale) and FSITM of the view as the page shows it: the preview-size HDR
   // against its 8-bit render (glare and temporal state as the render applies them), with the ms.
   // An image below quality::kMinSide on a side: invalid_argument with the library's message.
+  // With the cuda backend the scores come from the GPU (quality::GpuQuality; "scorer": "cuda"),
+  // falling back to the CPU reference ("scorer": "cpu") when the GPU path is unavailable.
   Result<nlohmann::json> quality(const RenderRequest& request);
   // auto_params on the preview-size image from the request's operator and values, with the
   // library's own budget: the chosen values (every parameter of the operator), the start and
@@ -90,7 +93,13 @@ class StudioService {
     TemporalState before;  // the state before `frame` was folded in (a re-render of the same frame)
     TemporalState state;   // after it
   };
+  // TMQI and FSITM of a view on the GPU when the backend is cuda (false: use the CPU).
+  bool score_on_gpu(const Image& hdr, const OutputImage& out, quality::GpuScores& scores);
   Renderer renderer_;
+  // The GPU scorer, created on first use; one scoring at a time (it is not thread-safe).
+  std::mutex gpu_quality_mutex_;
+  std::unique_ptr<quality::GpuQuality> gpu_quality_;
+  bool gpu_quality_unavailable_ = false;
   std::mutex temporal_mutex_;
   std::map<std::string, ViewTemporal> temporal_;
   ImageLibrary library_;

@@ -14,9 +14,6 @@
 namespace tonekit::quality {
 namespace {
 
-constexpr detail::LogGaborBank kFineBank{2, 2, 2.0, 2.0, 0.65};
-constexpr detail::LogGaborBank kCoarseBank{2, 2, 8.0, 8.0, 0.65};
-
 // The HDR side: log of the channel (zeros and negatives take the smallest positive value), stretched
 // to 0..255 and rounded.
 std::vector<double> log_stretched(const std::vector<double>& hdr) {
@@ -28,19 +25,18 @@ std::vector<double> log_stretched(const std::vector<double>& hdr) {
   for (std::size_t i = 0; i < hdr.size(); ++i) out[i] = std::log(std::max(hdr[i], min_positive));
   const auto [lo, hi] = std::minmax_element(out.begin(), out.end());
   const double low = *lo, range = *hi - *lo;
-  for (double& v : out) v = range > 0.0 ? std::round((v - low) * 255.0 / range) : 0.0;
+  for (double& v : out) v = detail::log_stretch_code(v, low, range);
   return out;
 }
 
 Result<detail::PhaseBanks> make_banks(int width, int height) {
   detail::PhaseBanks a;
-  const double r = std::floor(static_cast<double>(width) * height / 262144.0);
-  a.alpha = r > 1.0 ? 1.0 - 1.0 / r : 0.0;
-  auto fine = detail::PhaseAnalyser::create(width, height, kFineBank);
+  a.alpha = detail::fsitm_alpha(width, height);
+  auto fine = detail::PhaseAnalyser::create(width, height, detail::kFsitmFineBank);
   if (!fine.ok()) return fine.status();
   a.fine = std::move(*fine);
   if (a.alpha > 0.0) {
-    auto coarse = detail::PhaseAnalyser::create(width, height, kCoarseBank);
+    auto coarse = detail::PhaseAnalyser::create(width, height, detail::kFsitmCoarseBank);
     if (!coarse.ok()) return coarse.status();
     a.coarse = std::move(*coarse);
   }
@@ -72,6 +68,11 @@ double sign_agreement(const std::vector<double>& phase_hdr, detail::PhaseBanks& 
 }  // namespace
 
 namespace detail {
+
+double fsitm_alpha(int width, int height) {
+  const double r = std::floor(static_cast<double>(width) * height / 262144.0);
+  return r > 1.0 ? 1.0 - 1.0 / r : 0.0;
+}
 
 Result<FsitmReference> FsitmReference::create(const Image& hdr) {
   if (hdr.channels < 3) return invalid_argument("FSITM needs an RGB image");

@@ -6,10 +6,23 @@
 #include <memory>
 #include <vector>
 
+#include "core/hd.hpp"
 #include "quality/phase_congruency.hpp"
 #include "tonekit/quality.hpp"
 
 namespace tonekit::quality::detail {
+
+// FSITM's banks (fsitm.cpp's header comment): the fine one on the log-stretched HDR and the LDR
+// code values; the coarse one, on the linear channels, blended in with weight fsitm_alpha.
+constexpr LogGaborBank kFsitmFineBank{2, 2, 2.0, 2.0, 0.65};
+constexpr LogGaborBank kFsitmCoarseBank{2, 2, 8.0, 8.0, 0.65};
+// alpha = 1 - 1/r with r = floor(pixels / 2^18), 0 up to 2 * 2^18 pixels (no coarse bank).
+double fsitm_alpha(int width, int height);
+// The HDR side's fine-bank input: the log of a channel value stretched to 0..255 and rounded,
+// low and range those of the channel's logs.
+TK_HD double log_stretch_code(double log_value, double low, double range) {
+  return range > 0.0 ? ::round((log_value - low) * 255.0 / range) : 0.0;
+}
 
 // The two banks for one image size (the coarse one only when alpha > 0).
 struct PhaseBanks {

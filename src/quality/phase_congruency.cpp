@@ -21,6 +21,7 @@
 
 #include "cpu/parallel.hpp"
 #include "quality/colour_batch.hpp"
+#include "quality/log_gabor.hpp"
 
 #ifdef TONEKIT_HAS_FFTW_DOUBLE
 #include <fftw3.h>
@@ -56,9 +57,6 @@ void for_each_index(std::size_t n, int width, const Body& body) {
     for (std::size_t i = static_cast<std::size_t>(y0) * width; i < end; ++i) body(i);
   });
 }
-
-// DFT frequency of index i of n samples, cycles per sample.
-double frequency(int i, int n) { return (i < (n + 1) / 2 ? i : i - n) / static_cast<double>(n); }
 
 struct FftwFree {
   void operator()(void* p) const { fftw_free(p); }
@@ -142,23 +140,7 @@ class FftwPhaseAnalyser final : public PhaseAnalyser {
 
  private:
   // The filter of orientation o at DFT index (x, y) of the full spectrum.
-  double filter(int x, int y, int o) const {
-    const double u = frequency(x, width_), v = frequency(y, height_);
-    const double r = std::sqrt(u * u + v * v);
-    if (r == 0.0) return 0.0;  // no filter passes the mean
-    const double log_r = std::log(r), log_sigma = std::log(bank_.sigma_on_f);
-    double g = 0.0, wavelength = bank_.min_wavelength;
-    for (int s = 0; s < bank_.scales; ++s, wavelength *= bank_.mult) {
-      const double l = log_r + std::log(wavelength);  // log(r / f_s)
-      g += std::exp(-l * l / (2.0 * log_sigma * log_sigma));
-    }
-    const double lowpass = 1.0 / (1.0 + std::exp(30.0 * (log_r - std::log(0.45))));
-    const double theta = std::atan2(-v, u), theta_o = o * std::numbers::pi / bank_.orientations;
-    const double d = std::min(std::abs(std::remainder(theta - theta_o, 2.0 * std::numbers::pi)) *
-                                  bank_.orientations / 2.0,
-                              std::numbers::pi);
-    return g * lowpass * (std::cos(d) + 1.0) / 2.0;
-  }
+  double filter(int x, int y, int o) const { return log_gabor_filter(x, y, o, width_, height_, bank_); }
 
   // Symmetric (summed over orientations) and antisymmetric halves over the r2c half spectrum;
   // the mirror of index (x, y) is ((W - x) % W, (H - y) % H).

@@ -54,22 +54,31 @@ std::vector<double> ldr_channel(const OutputImage& ldr, int channel) {
   return v;
 }
 
+Status check_pair_shape(int hdr_width, int hdr_height, int hdr_channels, int ldr_width, int ldr_height,
+                        int ldr_channels, PixelType ldr_type) {
+  if (hdr_channels < 3 || ldr_channels < 3)
+    return invalid_argument("quality metrics need RGB images (got " + std::to_string(hdr_channels) + " and " +
+                            std::to_string(ldr_channels) + " channels)");
+  if (ldr_type != PixelType::u8 && ldr_type != PixelType::u16)
+    return invalid_argument("the tone-mapped image must hold 8- or 16-bit code values");
+  if (hdr_width != ldr_width || hdr_height != ldr_height)
+    return invalid_argument("HDR " + std::to_string(hdr_width) + "x" + std::to_string(hdr_height) +
+                            " and tone-mapped " + std::to_string(ldr_width) + "x" + std::to_string(ldr_height) +
+                            " differ in size");
+  if (hdr_width < kMinSide || hdr_height < kMinSide)
+    return invalid_argument("image " + std::to_string(hdr_width) + "x" + std::to_string(hdr_height) +
+                            " is too small for TMQI/FSITM: at least " + std::to_string(kMinSide) +
+                            " pixels on each side are needed (TMQI's fifth scale)");
+  return {};
+}
+
 }  // namespace detail
 
 Status check_pair(const Image& hdr, const OutputImage& ldr) {
-  if (hdr.channels < 3 || ldr.channels < 3)
-    return invalid_argument("quality metrics need RGB images (got " + std::to_string(hdr.channels) + " and " +
-                            std::to_string(ldr.channels) + " channels)");
-  if (ldr.type != PixelType::u8 && ldr.type != PixelType::u16)
-    return invalid_argument("the tone-mapped image must hold 8- or 16-bit code values");
-  if (hdr.width != ldr.width || hdr.height != ldr.height)
-    return invalid_argument("HDR " + std::to_string(hdr.width) + "x" + std::to_string(hdr.height) +
-                            " and tone-mapped " + std::to_string(ldr.width) + "x" + std::to_string(ldr.height) +
-                            " differ in size");
-  if (hdr.width < kMinSide || hdr.height < kMinSide)
-    return invalid_argument("image " + std::to_string(hdr.width) + "x" + std::to_string(hdr.height) +
-                            " is too small for TMQI/FSITM: at least " + std::to_string(kMinSide) +
-                            " pixels on each side are needed (TMQI's fifth scale)");
+  if (Status s = detail::check_pair_shape(hdr.width, hdr.height, hdr.channels, ldr.width, ldr.height, ldr.channels,
+                                          ldr.type);
+      !s.ok())
+    return s;
   if (hdr.pixels.size() != static_cast<std::size_t>(hdr.width) * hdr.height * hdr.channels ||
       ldr.bytes.size() != static_cast<std::size_t>(ldr.width) * ldr.height * ldr.channels * bytes_per_channel(ldr.type))
     return invalid_argument("image buffer does not match its size");

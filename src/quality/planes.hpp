@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tonekit/image.hpp"
+#include "tonekit/status.hpp"
 
 namespace tonekit::quality::detail {
 
@@ -15,6 +16,10 @@ std::vector<double> hdr_luminance(const Image& hdr);
 std::vector<double> ldr_luminance(const OutputImage& ldr);
 std::vector<double> hdr_channel(const Image& hdr, int channel);
 std::vector<double> ldr_channel(const OutputImage& ldr, int channel);
+// check_pair's checks on shapes alone (the CUDA path's device views share them): RGB(A), an 8- or
+// 16-bit LDR, equal sizes, at least kMinSide a side.
+Status check_pair_shape(int hdr_width, int hdr_height, int hdr_channels, int ldr_width, int ldr_height,
+                        int ldr_channels, PixelType ldr_type);
 // Code value of channel c of pixel i on the 0..255 scale (16-bit codes / 257).
 double ldr_code(const OutputImage& ldr, std::size_t pixel, int channel);
 

@@ -16,6 +16,7 @@
 
 #include "cpu/parallel.hpp"
 #include "quality/planes.hpp"
+#include "quality/tmqi_model.hpp"
 #include "tonekit/quality.hpp"
 
 namespace tonekit::quality {
@@ -26,15 +27,6 @@ struct Plane {
   std::vector<double> v;
   double at(int x, int y) const { return v[static_cast<std::size_t>(y) * width + x]; }
 };
-
-// Sampled Gaussian, 11 taps, sigma 1.5, normalised to sum 1 (the 2D window is its outer product).
-std::array<double, 11> gaussian_window() {
-  std::array<double, 11> w{};
-  double sum = 0.0;
-  for (int i = 0; i < 11; ++i) sum += w[i] = std::exp(-(i - 5) * (i - 5) / (2.0 * 1.5 * 1.5));
-  for (double& x : w) x /= sum;
-  return w;
-}
 
 // Contrast sensitivity (the Mannos & Sakrison 1974 function the paper uses, Sec. II-A):
 // A(f) = 2.6 (0.0192 + 0.114 f) exp(-(0.114 f)^1.1).
@@ -75,11 +67,9 @@ double fidelity_row_sum(const double* __restrict mx, const double* __restrict my
 
 // Mean of the local structural fidelity map (Sec. II-A) at one scale.
 double structural_fidelity_at(const Plane& hdr, const Plane& ldr, double f) {
-  static const std::array<double, 11> w = gaussian_window();
+  static const std::array<double, 11> w = detail::tmqi_gaussian_window();
   const int ow = hdr.width - 10, oh = hdr.height - 10;
-  // Visibility threshold of a signal: tau = mean / (peak-to-mean contrast sensitivity) with
-  // mean 128 and the threshold contrast 1 / (1.4 * 100 A(f)); spread tau / 3.
-  const double tau = 128.0 / (1.4 * 100.0 * contrast_sensitivity(f));
+  const double tau = detail::tmqi_visibility_threshold(f);
   const double spread = tau / 3.0;
   // Horizontal pass: the five moments x, y, x^2, y^2, xy over 11 columns.
   const std::size_t hn = static_cast<std::size_t>(ow) * hdr.height;
@@ -157,6 +147,22 @@ double mean_block_deviation(const Plane& p) {
   return weighted / (static_cast<double>(p.width) * p.height);
 }
 
+}  // namespace
+
+namespace detail {
+
+std::array<double, 11> tmqi_gaussian_window() {
+  std::array<double, 11> w{};
+  double sum = 0.0;
+  for (int i = 0; i < 11; ++i) sum += w[i] = std::exp(-(i - 5) * (i - 5) / (2.0 * 1.5 * 1.5));
+  for (double& x : w) x /= sum;
+  return w;
+}
+
+// Visibility threshold of a signal: tau = mean / (peak-to-mean contrast sensitivity) with
+// mean 128 and the threshold contrast 1 / (1.4 * 100 A(f)).
+double tmqi_visibility_threshold(double f) { return 128.0 / (1.4 * 100.0 * contrast_sensitivity(f)); }
+
 // Statistical naturalness (Sec. II-B): brightness ~ Normal(115.94, 27.99) and contrast
 // d / 64.29 ~ Beta(4.4, 10.1), each density divided by its maximum.
 double statistical_naturalness(double m, double d) {
@@ -170,7 +176,18 @@ double statistical_naturalness(double m, double d) {
   return brightness * contrast;
 }
 
-}  // namespace
+void tmqi_combine(TmqiScore& score) {
+  score.s = 1.0;
+  for (int scale = 0; scale < 5; ++scale)
+    // A negative scale value (structure anti-correlated on average) has no real weighted power
+    // (the reference returns a complex Q there); it counts as no fidelity: S = 0.
+    score.s *= std::pow(std::max(0.0, score.s_per_scale[scale]), kTmqiWeights[scale]);
+  score.n = statistical_naturalness(score.mean_luminance, score.contrast);
+  // Sec. II, with the paper's fitted a = 0.8012, alpha = 0.3046, beta = 0.7088.
+  score.q = 0.8012 * std::pow(score.s, 0.3046) + 0.1988 * std::pow(score.n, 0.7088);
+}
+
+}  // namespace detail
 
 Result<TmqiScore> tmqi(const Image& hdr, const OutputImage& ldr) {
   if (Status s = check_pair(hdr, ldr); !s.ok()) return s;
@@ -179,7 +196,7 @@ Result<TmqiScore> tmqi(const Image& hdr, const OutputImage& ldr) {
 
   const auto [lo, hi] = std::minmax_element(h.v.begin(), h.v.end());
   const double min = *lo, range = *hi - *lo;
-  const double stretch = range > 0.0 ? std::round(4294967295.0 / range) : 0.0;
+  const double stretch = detail::tmqi_stretch(range);
   for (double& v : h.v) v = stretch * (v - min);
 
   TmqiScore score;
@@ -188,9 +205,6 @@ Result<TmqiScore> tmqi(const Image& hdr, const OutputImage& ldr) {
   score.mean_luminance /= static_cast<double>(l.v.size());
   score.contrast = mean_block_deviation(l);
 
-  // Scale weights of the paper (Sec. II-A, from Wang et al.'s MS-SSIM).
-  constexpr std::array<double, 5> kWeights{0.0448, 0.2856, 0.3001, 0.2363, 0.1333};
-  score.s = 1.0;
   double f = 16.0;
   for (int scale = 0; scale < 5; ++scale, f /= 2.0) {
     if (scale > 0) {
@@ -198,13 +212,8 @@ Result<TmqiScore> tmqi(const Image& hdr, const OutputImage& ldr) {
       l = half_size(l);
     }
     score.s_per_scale[scale] = structural_fidelity_at(h, l, f);
-    // A negative scale value (structure anti-correlated on average) has no real weighted power
-    // (the reference returns a complex Q there); it counts as no fidelity: S = 0.
-    score.s *= std::pow(std::max(0.0, score.s_per_scale[scale]), kWeights[scale]);
   }
-  score.n = statistical_naturalness(score.mean_luminance, score.contrast);
-  // Sec. II, with the paper's fitted a = 0.8012, alpha = 0.3046, beta = 0.7088.
-  score.q = 0.8012 * std::pow(score.s, 0.3046) + 0.1988 * std::pow(score.n, 0.7088);
+  detail::tmqi_combine(score);
   return score;
 }
 

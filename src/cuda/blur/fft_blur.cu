@@ -4,60 +4,20 @@
 // path (src/blur/fft.cpp): centre at (0, 0), negative offsets wrapped, correlation.
 #include "cuda/blur/fft_blur.hpp"
 
-#include <cufft.h>
-#include <dlfcn.h>
-
 #include <algorithm>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "blur/blur_math.hpp"
 #include "cuda/blur/pixel.cuh"
 #include "cuda/check.hpp"
+#include "cuda/cufft_api.hpp"
 
 namespace tonekit::gpu_blur {
 namespace {
 
-struct CufftApi {
-  bool ok = false;
-  std::string why;
-  decltype(&cufftPlanMany) plan_many = nullptr;
-  decltype(&cufftExecR2C) exec_r2c = nullptr;
-  decltype(&cufftExecC2R) exec_c2r = nullptr;
-  decltype(&cufftSetStream) set_stream = nullptr;
-  decltype(&cufftDestroy) destroy = nullptr;
-};
-
-const CufftApi& cufft() {
-  static CufftApi api;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    void* lib = nullptr;
-    for (const char* name : {"libcufft.so.12", "libcufft.so.13", "libcufft.so.11", "libcufft.so"})
-      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-    if (!lib) {
-      api.why = "cuFFT (libcufft.so) not found on the library path";
-      return;
-    }
-    api.plan_many = reinterpret_cast<decltype(api.plan_many)>(dlsym(lib, "cufftPlanMany"));
-    api.exec_r2c = reinterpret_cast<decltype(api.exec_r2c)>(dlsym(lib, "cufftExecR2C"));
-    api.exec_c2r = reinterpret_cast<decltype(api.exec_c2r)>(dlsym(lib, "cufftExecC2R"));
-    api.set_stream = reinterpret_cast<decltype(api.set_stream)>(dlsym(lib, "cufftSetStream"));
-    api.destroy = reinterpret_cast<decltype(api.destroy)>(dlsym(lib, "cufftDestroy"));
-    api.ok = api.plan_many && api.exec_r2c && api.exec_c2r && api.set_stream && api.destroy;
-    if (!api.ok) api.why = "cuFFT loaded but a symbol is missing";
-  });
-  return api;
-}
-
-Status cufft_status(cufftResult r, const char* what) {
-  if (r == CUFFT_SUCCESS) return {};
-  if (r == CUFFT_ALLOC_FAILED) return {StatusCode::out_of_memory, std::string("cuFFT out of memory in ") + what};
-  return {StatusCode::runtime_error, std::string(what) + " failed: cufftResult " + std::to_string(static_cast<int>(r))};
-}
-#define TK_CUFFT(expr, what) \
-  if (Status st_ = cufft_status((expr), what); !st_.ok()) return st_
+using cuda::cufft;
+using cuda::CufftApi;
 
 template <int C>
 __global__ void pad_planar_kernel(const float* __restrict__ in, int w, int h, int r, float* __restrict__ real, int W,

@@ -1,20 +1,20 @@
 #include "stream/fast_video.hpp"
 
+#include "stream/fast_transfers.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 
 #include "core/video_colour.hpp"
+#include "core/map_settings.hpp"
+#include "cpu/map_kernels.hpp"
 #include "cpu/parallel.hpp"
+#include "cpu/stats.hpp"
 
 namespace tonekit::stream {
 namespace {
-
-inline unsigned sample(const std::uint8_t* p, std::size_t i) {
-  std::uint16_t v;
-  std::memcpy(&v, p + 2 * i, 2);
-  return v;
-}
 
 // The per-row loops, written element-wise without branches (selects, both sides computed) so that
 // GCC vectorises them under -ffast-math; compiled for AVX-512 and the baseline as
@@ -31,6 +31,13 @@ inline unsigned sample(const std::uint8_t* p, std::size_t i) {
 // degree 6 was measured to flip 6x more Y' codes), the integer part put into the exponent bits.
 // For the curves here |b log2 a| stays below ~130, so the result is within ~1e-4 relative of
 // powf: inside half an 8-bit code.
+// Their coefficients, highest power first.
+inline constexpr float kLog2Poly[9] = {-3.385038793e-05f, 1.153950872e-04f, -3.248442687e-04f,
+                                       1.170827821e-03f,  -4.454175193e-03f, 1.781574105e-02f,
+                                       -8.014961779e-02f, 4.808979927e-01f,  5.849625007e-01f};
+inline constexpr float kExp2Taylor[8] = {1.0f / 5040.0f, 1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f,
+                                         1.0f / 6.0f,    0.5f,          1.0f,          1.0f};
+
 inline float fast_log2(float a) {
   std::uint32_t bits;
   std::memcpy(&bits, &a, 4);
@@ -42,23 +49,16 @@ inline float fast_log2(float a) {
   // interpolant (at the 9 Chebyshev nodes) in monomial form; max error 1.5e-7 evaluated in float
   // (5.6e-8 in double), checked on 2e5 points when it was fitted. No division.
   const float x = 2.0f * m - 3.0f;
-  float p = -3.385038793e-05f;
-  p = p * x + 1.153950872e-04f;
-  p = p * x - 3.248442687e-04f;
-  p = p * x + 1.170827821e-03f;
-  p = p * x - 4.454175193e-03f;
-  p = p * x + 1.781574105e-02f;
-  p = p * x - 8.014961779e-02f;
-  p = p * x + 4.808979927e-01f;
-  p = p * x + 5.849625007e-01f;
+  float p = kLog2Poly[0];
+  for (int k = 1; k < 9; ++k) p = p * x + kLog2Poly[k];
   return static_cast<float>(e) + p;
 }
 inline float fast_exp2(float y) {
   y = std::min(126.0f, std::max(-126.0f, y));
   const float fl = std::floor(y);
   const float f = (y - fl) * 0.69314718f;  // e^(f ln 2)
-  const float p =
-      1.0f + f * (1.0f + f * (0.5f + f * (1.0f / 6.0f + f * (1.0f / 24.0f + f * (1.0f / 120.0f + f * (1.0f / 720.0f + f * (1.0f / 5040.0f)))))));
+  float p = kExp2Taylor[0];
+  for (int k = 1; k < 8; ++k) p = p * f + kExp2Taylor[k];
   const std::uint32_t scale = static_cast<std::uint32_t>(static_cast<int>(fl) + 127) << 23;
   float s;
   std::memcpy(&s, &scale, 4);
@@ -70,14 +70,7 @@ inline float fast_pow(float a, float b) {
   return a > 0.0f ? p : 0.0f;
 }
 
-// The transfers of core/video_colour.hpp (pq_eotf, bt709_oetf) with fast_pow.
-inline float pq_eotf_fast(float signal) {
-  const float e = fast_pow(std::min(1.0f, std::max(0.0f, signal)), static_cast<float>(1.0 / core::kPqM2));
-  const float num = std::max(0.0f, e - static_cast<float>(core::kPqC1));
-  return static_cast<float>(core::kPqPeak) *
-         fast_pow(num / (static_cast<float>(core::kPqC2) - static_cast<float>(core::kPqC3) * e),
-                  static_cast<float>(1.0 / core::kPqM1));
-}
+// The BT.709 OETF of core/video_colour.hpp with fast_pow (the portable encode loop).
 inline float bt709_oetf_fast(float linear) {
   const float l = std::min(1.0f, std::max(0.0f, linear));
   const float curve = 1.099f * fast_pow(l, 0.45f) - 0.099f;
@@ -103,57 +96,98 @@ inline void gamut_clip_select(float& r, float& g, float& b) {
   b = outside ? b2 : b;
 }
 
-// One luma row: 10-bit luma codes (16-bit words, `shift` 6 for P010) and chroma already at full
-// width -> scene-linear BT.709 RGB, interleaved. The transfer and primaries are template
-// arguments so that the loop body has no branch.
-template <bool kLinear, bool kBt2020>
-TK_CLONES void decode_row(const DecodeRow& d, const std::uint16_t* luma, unsigned shift, const float* cb,
-                          const float* cr, int n, float* out) {
+// Normalised Y' of a 16-bit luma word (`shift` 6 for P010), the code clamped to 10 bits.
+inline float luma_signal(const DecodeRow& d, std::uint16_t word, unsigned shift) {
+  unsigned yc = static_cast<unsigned>(word) >> shift;
+  yc = yc > 1023u ? 1023u : yc;
+  return (static_cast<float>(yc) - d.y0) * d.ys;
+}
+
+// Linear RGB in the input's primaries -> BT.709 (and the gamut policy) -> one interleaved pixel.
+template <bool kBt2020>
+inline void store_scene(float r, float g, float b, float* out) {
+  if constexpr (kBt2020) {
+    core::bt2020_to_bt709(r, g, b);
+    gamut_clip_select(r, g, b);
+  }
+  out[0] = r;
+  out[1] = g;
+  out[2] = b;
+}
+
+// One luma row of a linear-light input: 10-bit luma codes (16-bit words, `shift` 6 for P010) and
+// chroma already at full width -> scene-linear BT.709 RGB, interleaved. The primaries are a
+// template argument so that the loop body has no branch.
+template <bool kBt2020>
+TK_CLONES void decode_row_linear(const DecodeRow& d, const std::uint16_t* luma, unsigned shift, const float* cb,
+                                 const float* cr, int n, float* out) {
   for (int x = 0; x < n; ++x) {
-    unsigned yc = static_cast<unsigned>(luma[x]) >> shift;
-    yc = yc > 1023u ? 1023u : yc;
-    const float yv = (static_cast<float>(yc) - d.y0) * d.ys;
+    const float yv = luma_signal(d, luma[x], shift);
     float r, g, b;
     core::ycbcr_to_rgb(yv, cb[x], cr[x], d.k, r, g, b);
-    if constexpr (kLinear) {
-      r = std::max(r, 0.0f);
-      g = std::max(g, 0.0f);
-      b = std::max(b, 0.0f);
-    } else {
-      r = pq_eotf_fast(r) * d.inv_white;
-      g = pq_eotf_fast(g) * d.inv_white;
-      b = pq_eotf_fast(b) * d.inv_white;
-    }
-    if constexpr (kBt2020) {
-      core::bt2020_to_bt709(r, g, b);
-      gamut_clip_select(r, g, b);
-    }
-    out[3 * x] = r;
-    out[3 * x + 1] = g;
-    out[3 * x + 2] = b;
+    store_scene<kBt2020>(std::max(r, 0.0f), std::max(g, 0.0f), std::max(b, 0.0f), out + 3 * x);
   }
 }
 
-// One display row -> Y' codes (as whole floats) and each pixel's Cb, Cr; the Y' quantisation and
+// A PQ row in three steps: the signals R'G'B' into a planar scratch (3n floats), the EOTF over it
+// in place (core::pq_eotf_table, the reference's own values: with AVX-512 16 at a time,
+// stream/fast_transfers.hpp, else one at a time), then the primaries, gamut and interleaved store.
+TK_CLONES void signal_row(const DecodeRow& d, const std::uint16_t* luma, unsigned shift, const float* cb, const float* cr,
+                          int n, float* __restrict planar) {
+  for (int x = 0; x < n; ++x) {
+    const float yv = luma_signal(d, luma[x], shift);
+    core::ycbcr_to_rgb(yv, cb[x], cr[x], d.k, planar[x], planar[n + x], planar[2 * n + x]);
+  }
+}
+template <bool kBt2020>
+TK_CLONES void scene_row(const float* __restrict planar, int n, float* __restrict out) {
+  for (int x = 0; x < n; ++x) store_scene<kBt2020>(planar[x], planar[n + x], planar[2 * n + x], out + 3 * x);
+}
+void decode_row_pq(const DecodeRow& d, const std::uint16_t* luma, unsigned shift, const float* cb, const float* cr, int n,
+                   bool bt2020, bool avx512, float* planar, float* out) {
+  signal_row(d, luma, shift, cb, cr, n, planar);
+  if (avx512) {
+    pq_eotf_avx512(planar, 3 * n, d.inv_white);
+  } else {
+    const float* table = core::pq_eotf_table_host();
+    for (int i = 0; i < 3 * n; ++i) planar[i] = core::pq_eotf_table(table, planar[i]) * d.inv_white;
+  }
+  if (bt2020) scene_row<true>(planar, n, out);
+  else scene_row<false>(planar, n, out);
+}
+
+// One display row, planar (r, g, b: n floats each, one buffer of 3n, linear [0, 1]; the OETF is
+// applied in place) -> Y' codes (as whole floats) and each pixel's Cb, Cr; the Y' quantisation and
 // dither of core::luma_code8, spelled branch-free.
 // `noise` holds core::dither_noise(x, y, 0) per pixel, or zeros without dither (a loop of its own,
 // below: with the integer hash inside, GCC left this one scalar).
-TK_CLONES void encode_row(const float* __restrict rgb, const float* __restrict noise, int n,
-                          float* __restrict scratch, float* __restrict luma_code, float* __restrict cb,
-                          float* __restrict cr) {
-  // Planar copies first: the curve loop then reads unit-stride arrays.
-  float* __restrict r = scratch;
-  float* __restrict g = scratch + n;
-  float* __restrict b = scratch + 2 * n;
-  for (int x = 0; x < n; ++x) r[x] = rgb[3 * x], g[x] = rgb[3 * x + 1], b[x] = rgb[3 * x + 2];
-  for (int x = 0; x < 3 * n; ++x) scratch[x] = bt709_oetf_fast(scratch[x]);
+TK_CLONES void encode_planar(float* __restrict rgb, const float* __restrict noise, int n, bool avx512,
+                             float* __restrict luma_code, float* __restrict cb, float* __restrict cr) {
+  const float* __restrict r = rgb;
+  const float* __restrict g = rgb + n;
+  const float* __restrict b = rgb + 2 * n;
+  if (avx512) {
+    bt709_oetf_avx512(rgb, 3 * n);
+    luma_codes_avx512(r, g, b, noise, n, luma_code, cb, cr);
+    return;
+  }
+  for (int x = 0; x < 3 * n; ++x) rgb[x] = bt709_oetf_fast(rgb[x]);
   for (int x = 0; x < n; ++x) {
     float luma;
     core::rgb_to_ycbcr_bt709(r[x], g[x], b[x], luma, cb[x], cr[x]);
+    // The noise is loaded whatever the condition: a conditional load is control flow to GCC's
+    // vectoriser, which left this loop scalar (18 % of a 4K frame's CPU).
+    const float nz = noise[x];
     float v = 16.0f + 219.0f * std::min(1.0f, std::max(0.0f, luma));
-    v += ((v > 16.0f) & (v < 235.0f)) ? noise[x] : 0.0f;
+    v += ((v > 16.0f) & (v < 235.0f)) ? nz : 0.0f;
     luma_code[x] = std::min(235.0f, std::max(16.0f, std::floor(v + 0.5f)));
   }
+}
+
+// An interleaved RGB row -> the planar buffer encode_planar reads.
+TK_CLONES void deinterleave(const float* __restrict rgb, int n, float* __restrict planar) {
+  for (int x = 0; x < n; ++x)
+    planar[x] = rgb[3 * x], planar[n + x] = rgb[3 * x + 1], planar[2 * n + x] = rgb[3 * x + 2];
 }
 
 // Cb, Cr codes (as whole floats) of the `full` 2-column blocks of a block row: core::block_mean's
@@ -175,8 +209,9 @@ TK_CLONES void chroma_row(const float* __restrict cb_top, const float* __restric
     }
     float vb = 128.0f + 224.0f * std::min(0.5f, std::max(-0.5f, cb * scale));
     float vr = 128.0f + 224.0f * std::min(0.5f, std::max(-0.5f, cr * scale));
-    vb += ((vb > 16.0f) & (vb < 240.0f)) ? ncb[bx] : 0.0f;
-    vr += ((vr > 16.0f) & (vr < 240.0f)) ? ncr[bx] : 0.0f;
+    const float nb = ncb[bx], nr = ncr[bx];  // unconditional loads, as in encode_planar
+    vb += ((vb > 16.0f) & (vb < 240.0f)) ? nb : 0.0f;
+    vr += ((vr > 16.0f) & (vr < 240.0f)) ? nr : 0.0f;
     cb_code[bx] = std::min(240.0f, std::max(16.0f, std::floor(vb + 0.5f)));
     cr_code[bx] = std::min(240.0f, std::max(16.0f, std::floor(vr + 0.5f)));
   }
@@ -210,11 +245,11 @@ TK_CLONES void store_codes(const float* codes, int n, std::uint8_t* out) {
   for (int x = 0; x < n; ++x) out[x] = static_cast<std::uint8_t>(static_cast<int>(codes[x]));
 }
 
-using DecodeRowFn = void (*)(const DecodeRow&, const std::uint16_t*, unsigned, const float*, const float*, int, float*);
-DecodeRowFn pick_decode_row(bool linear, bool bt2020) {
-  if (linear) return bt2020 ? decode_row<true, true> : decode_row<true, false>;
-  return bt2020 ? decode_row<false, true> : decode_row<false, false>;
-}
+// Rows per decode chunk (handed out by for_row_chunks; the statistics keep one partial per chunk,
+// merged in chunk order, so the sums do not depend on scheduling).
+constexpr int kDecodeRows = 16;
+
+using LinearRowFn = void (*)(const DecodeRow&, const std::uint16_t*, unsigned, const float*, const float*, int, float*);
 
 // Rows [0, n) in chunks of `chunk` handed out from an atomic counter to every worker: on a shared
 // machine a core taken by another process then slows the frame by its share only, where fixed
@@ -231,64 +266,105 @@ void for_row_chunks(int n, int chunk, F&& body) {
   });
 }
 
-}  // namespace
-
-bool FastVideo::covers(InputFormat format, const InputColour& colour, bool yuv_output, double gamma) {
-  return is_yuv(format) && (colour.transfer == Transfer::pq || colour.transfer == Transfer::linear) && yuv_output &&
-         gamma == 0.0;
+// One chroma row at a luma row: codes of rows j0 (`r0`) and j1 (`r1`) of 16-bit words (every
+// `kStep`-th one, `shift` 6 for P010), (c0 + wy (c1 - c0) - 512) * cs per sample; memcpy loads
+// (the planes need not be 2-byte aligned) in a loop GCC vectorises.
+template <int kStep>
+TK_CLONES void chroma_vertical(const std::uint8_t* __restrict r0, const std::uint8_t* __restrict r1, unsigned shift,
+                               float wy, float cs, int n, float* __restrict out) {
+  for (int i = 0; i < n; ++i) {
+    std::uint16_t a, b;
+    std::memcpy(&a, r0 + 2 * kStep * i, 2);
+    std::memcpy(&b, r1 + 2 * kStep * i, 2);
+    const unsigned ua = std::min(static_cast<unsigned>(a) >> shift, 1023u), ub = std::min(static_cast<unsigned>(b) >> shift, 1023u);
+    const float fa = static_cast<float>(static_cast<int>(ua)), fb = static_cast<float>(static_cast<int>(ub));
+    out[i] = (fa + wy * (fb - fa) - 512.0f) * cs;
+  }
 }
 
-FastVideo::FastVideo(InputFormat format, const InputColour& colour, int width, int height)
-    : format_(format), colour_(colour), width_(width), height_(height) {}
+// Across a row: x = 2i takes sample i, x = 2i + 1 the mean of i and i + 1 (the last sample
+// repeated past the edge), as 0.5 (a + b) like the reference (0.5 (a + a) == a exactly).
+TK_CLONES void chroma_across(const float* __restrict c, int cw, int w, float* __restrict out) {
+  const int pairs = std::min(cw - 1, w / 2);
+  for (int i = 0; i < pairs; ++i) {
+    out[2 * i] = c[i];
+    out[2 * i + 1] = 0.5f * (c[i] + c[i + 1]);
+  }
+  for (int x = 2 * pairs; x < w; ++x) out[x] = c[std::min(x >> 1, cw - 1)];
+}
 
-void FastVideo::decode(const std::uint8_t* frame, Image& scene) const {
-  const int w = width_, h = height_, cw = (w + 1) / 2, ch = (h + 1) / 2;
-  if (scene.width != w || scene.height != h || scene.channels != 3) scene = Image(w, h, 3);
-  const bool p010 = format_ == InputFormat::p010;
-  const unsigned shift = p010 ? 6 : 0;
-  const FramePlanes planes = packed_planes(format_, frame, w, h);
-  const bool full = colour_.range == YuvRange::full;
-  // Normalised Y' = (code - y0) * ys, C = (code - 512) * cs (BT.2100 Table 9).
-  const DecodeRow d{static_cast<float>(1.0 / colour_.reference_white), core::ycbcr_coeffs<float>(colour_.matrix == YuvMatrix::bt2020_ncl),
-                    full ? 0.0f : 64.0f, full ? 1.0f / 1023.0f : 1.0f / 876.0f};
-  const DecodeRowFn row_fn = pick_decode_row(colour_.transfer == Transfer::linear, colour_.primaries == Primaries::bt2020);
-  const float cs = full ? 1.0f / 1023.0f : 1.0f / 896.0f;
-  for_row_chunks(h, 16, [&](int r0, int r1) {
-    std::vector<float> cb_row(static_cast<std::size_t>(cw)), cr_row(cb_row.size());
-    std::vector<float> cb_full(static_cast<std::size_t>(w)), cr_full(cb_full.size());
-    std::vector<std::uint16_t> luma(static_cast<std::size_t>(w));
-    const std::size_t step = p010 ? 2 : 1, off = p010 ? 1 : 0;
-    for (int y = r0; y < r1; ++y) {
-      // The chroma row at this luma row: co-sited taps j0, j1 with weight wy on j1 ...
-      const core::ChromaTaps ty = core::chroma_taps_cosited(y, ch);
-      const float wy = core::chroma_tap_weight<float>(ty);
-      const auto* c0 = static_cast<const std::uint8_t*>(planes.data[1]) + planes.stride[1] * ty.i0;
-      const auto* c1 = static_cast<const std::uint8_t*>(planes.data[1]) + planes.stride[1] * ty.i1;
-      const auto* d0 = p010 ? c0 : static_cast<const std::uint8_t*>(planes.data[2]) + planes.stride[2] * ty.i0;
-      const auto* d1 = p010 ? c1 : static_cast<const std::uint8_t*>(planes.data[2]) + planes.stride[2] * ty.i1;
-      const auto code = [&](const std::uint8_t* row, std::size_t at) {
-        const unsigned s = sample(row, at) >> shift;
-        return static_cast<float>(s > 1023 ? 1023 : s);
-      };
-      for (int i = 0; i < cw; ++i) {
-        const std::size_t a = step * static_cast<std::size_t>(i);
-        cb_row[static_cast<std::size_t>(i)] = (code(c0, a) + wy * (code(c1, a) - code(c0, a)) - 512.0f) * cs;
-        cr_row[static_cast<std::size_t>(i)] = (code(d0, a + off) + wy * (code(d1, a + off) - code(d0, a + off)) - 512.0f) * cs;
-      }
-      // ... then across: even x is co-sited with its sample, odd x halfway to the next one.
-      for (int x = 0; x < w; ++x) {
-        const std::size_t i0 = static_cast<std::size_t>(x >> 1), i1 = std::min<std::size_t>(i0 + (x & 1), cw - 1);
-        cb_full[static_cast<std::size_t>(x)] = 0.5f * (cb_row[i0] + cb_row[i1]);
-        cr_full[static_cast<std::size_t>(x)] = 0.5f * (cr_row[i0] + cr_row[i1]);
-      }
-      std::memcpy(luma.data(), static_cast<const std::uint8_t*>(planes.data[0]) + planes.stride[0] * y, 2 * luma.size());
-      row_fn(d, luma.data(), shift, cb_full.data(), cr_full.data(), w, scene.row(y));
+// The per-row decode of a packed 10-bit Y'CbCr 4:2:0 frame: the chroma rows at a luma row
+// (co-sited taps), upsampled across, then the row kernels above.
+class RowDecoder {
+ public:
+  struct Scratch {
+    std::vector<float> cb_row, cr_row, cb_full, cr_full, planar;
+    std::vector<std::uint16_t> luma;
+  };
+
+  RowDecoder(InputFormat format, const InputColour& colour, int w, int h, const std::uint8_t* frame)
+      : w_(w), cw_((w + 1) / 2), ch_((h + 1) / 2), p010_(format == InputFormat::p010), shift_(p010_ ? 6 : 0),
+        planes_(packed_planes(format, frame, w, h)),
+        // Normalised Y' = (code - y0) * ys, C = (code - 512) * cs (BT.2100 Table 9).
+        d_{static_cast<float>(1.0 / colour.reference_white), core::ycbcr_coeffs<float>(colour.matrix == YuvMatrix::bt2020_ncl),
+           colour.range == YuvRange::full ? 0.0f : 64.0f, colour.range == YuvRange::full ? 1.0f / 1023.0f : 1.0f / 876.0f},
+        cs_(colour.range == YuvRange::full ? 1.0f / 1023.0f : 1.0f / 896.0f),
+        bt2020_(colour.primaries == Primaries::bt2020),
+        linear_(colour.transfer == Transfer::linear),
+        linear_fn_(bt2020_ ? decode_row_linear<true> : decode_row_linear<false>),
+        avx512_(fast_transfers_avx512()) {}
+
+  Scratch scratch() const {
+    const std::size_t w = static_cast<std::size_t>(w_), cw = static_cast<std::size_t>(cw_);
+    return Scratch{std::vector<float>(cw), std::vector<float>(cw), std::vector<float>(w), std::vector<float>(w),
+                   std::vector<float>(linear_ ? 0 : 3 * w), std::vector<std::uint16_t>(w)};
+  }
+
+  // Row y as scene-linear BT.709 RGB, interleaved (3 w floats).
+  void row(int y, Scratch& s, float* out) const {
+    // The chroma row at this luma row: co-sited taps j0, j1 with weight wy on j1 ...
+    const core::ChromaTaps ty = core::chroma_taps_cosited(y, ch_);
+    const float wy = core::chroma_tap_weight<float>(ty);
+    const auto* c0 = static_cast<const std::uint8_t*>(planes_.data[1]) + planes_.stride[1] * ty.i0;
+    const auto* c1 = static_cast<const std::uint8_t*>(planes_.data[1]) + planes_.stride[1] * ty.i1;
+    const auto* d0 = p010_ ? c0 : static_cast<const std::uint8_t*>(planes_.data[2]) + planes_.stride[2] * ty.i0;
+    const auto* d1 = p010_ ? c1 : static_cast<const std::uint8_t*>(planes_.data[2]) + planes_.stride[2] * ty.i1;
+    if (p010_) {  // Cb, Cr interleaved
+      chroma_vertical<2>(c0, c1, 6, wy, cs_, cw_, s.cb_row.data());
+      chroma_vertical<2>(c0 + 2, c1 + 2, 6, wy, cs_, cw_, s.cr_row.data());
+    } else {
+      chroma_vertical<1>(c0, c1, 0, wy, cs_, cw_, s.cb_row.data());
+      chroma_vertical<1>(d0, d1, 0, wy, cs_, cw_, s.cr_row.data());
     }
-  });
-}
+    // ... then across: even x is co-sited with its sample, odd x halfway to the next one.
+    chroma_across(s.cb_row.data(), cw_, w_, s.cb_full.data());
+    chroma_across(s.cr_row.data(), cw_, w_, s.cr_full.data());
+    std::memcpy(s.luma.data(), static_cast<const std::uint8_t*>(planes_.data[0]) + planes_.stride[0] * y, 2 * s.luma.size());
+    if (linear_)
+      linear_fn_(d_, s.luma.data(), shift_, s.cb_full.data(), s.cr_full.data(), w_, out);
+    else
+      decode_row_pq(d_, s.luma.data(), shift_, s.cb_full.data(), s.cr_full.data(), w_, bt2020_, avx512_, s.planar.data(), out);
+  }
 
-void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, std::uint8_t* out) const {
-  const int w = width_, h = height_, cw = (w + 1) / 2, ch = (h + 1) / 2;
+ private:
+  int w_, cw_, ch_;
+  bool p010_;
+  unsigned shift_;
+  FramePlanes planes_;
+  DecodeRow d_;
+  float cs_;
+  bool bt2020_;
+  bool linear_;
+  LinearRowFn linear_fn_;
+  bool avx512_;
+};
+
+// The 4:2:0 encode of a frame whose display rows (linear RGB in [0, 1], planar: r, g, b of w floats
+// each) `rgb_row(y, planar)` writes.
+void encode_frame(int w, int h, OutputLayout layout, bool dither, std::uint8_t* out,
+                  const std::function<void(int, float*)>& rgb_row) {
+  const int cw = (w + 1) / 2, ch = (h + 1) / 2;
+  const bool avx512 = fast_transfers_avx512();
   std::uint8_t* y_plane = out;
   std::uint8_t* c_plane = out + static_cast<std::size_t>(w) * h;
   const std::size_t c_size = static_cast<std::size_t>(cw) * ch;
@@ -303,9 +379,9 @@ void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, s
       for (int r = 0; r < rows; ++r) {
         const int y = 2 * by + r;
         if (dither) dither_row(w, y, noise.data());
-        encode_row(display.row(y), noise.data(), w, planar.data(), codes.data(),
-                                                        cbs.data() + static_cast<std::size_t>(r) * w,
-                                                        crs.data() + static_cast<std::size_t>(r) * w);
+        rgb_row(y, planar.data());
+        encode_planar(planar.data(), noise.data(), w, avx512, codes.data(), cbs.data() + static_cast<std::size_t>(r) * w,
+                      crs.data() + static_cast<std::size_t>(r) * w);
         store_codes(codes.data(), w, y_plane + static_cast<std::size_t>(y) * w);
       }
       const float* cb_top = cbs.data();
@@ -314,8 +390,11 @@ void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, s
       const float* cr_bottom = crs.data() + static_cast<std::size_t>(rows - 1) * w;
       const int full = w / 2;  // blocks with two columns; an odd width adds one of one column
       if (dither) chroma_dither_row(full, by, ncb.data(), ncr.data());
-      chroma_row(cb_top, cb_bottom, cr_top, cr_bottom, full, rows == 2, ncb.data(), ncr.data(), cb_codes.data(),
-                 cr_codes.data());
+      const int done = avx512 ? chroma_codes_avx512(cb_top, cb_bottom, cr_top, cr_bottom, full, rows == 2, ncb.data(),
+                                                    ncr.data(), cb_codes.data(), cr_codes.data())
+                              : 0;
+      chroma_row(cb_top + 2 * done, cb_bottom + 2 * done, cr_top + 2 * done, cr_bottom + 2 * done, full - done, rows == 2,
+                 ncb.data() + done, ncr.data() + done, cb_codes.data() + done, cr_codes.data() + done);
       std::uint8_t* cb_out = c_plane + static_cast<std::size_t>(by) * cw * (layout == OutputLayout::nv12 ? 2 : 1);
       if (layout == OutputLayout::nv12) {
         for (int bx = 0; bx < full; ++bx) {
@@ -342,6 +421,78 @@ void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, s
       }
     }
   });
+}
+
+}  // namespace
+
+bool FastVideo::covers(InputFormat format, const InputColour& colour, bool yuv_output, double gamma) {
+  return is_yuv(format) && (colour.transfer == Transfer::pq || colour.transfer == Transfer::linear) && yuv_output &&
+         gamma == 0.0;
+}
+
+FastVideo::FastVideo(InputFormat format, const InputColour& colour, int width, int height)
+    : format_(format), colour_(colour), width_(width), height_(height) {}
+
+void FastVideo::decode(const std::uint8_t* frame, Image& scene) const { decode_into(frame, scene, nullptr); }
+
+void FastVideo::decode_into(const std::uint8_t* frame, Image& scene, std::vector<cpu::StatsPartial>* partials) const {
+  const int w = width_, h = height_;
+  if (scene.width != w || scene.height != h || scene.channels != 3) scene = Image(w, h, 3);
+  const RowDecoder decoder(format_, colour_, w, h, frame);
+  if (partials) partials->assign(static_cast<std::size_t>((h + kDecodeRows - 1) / kDecodeRows), cpu::StatsPartial{});
+  for_row_chunks(h, kDecodeRows, [&](int r0, int r1) {
+    cpu::Chunk chunk;
+    RowDecoder::Scratch scratch = decoder.scratch();
+    for (int y = r0; y < r1; ++y) {
+      decoder.row(y, scratch, scene.row(y));
+      if (!partials) continue;
+      // The statistics pass of cpu::tone_map over the row just written (still in cache): the
+      // decoded values are finite and >= 0, so there are no bad pixels to count.
+      cpu::StatsPartial& p = (*partials)[static_cast<std::size_t>(r0 / kDecodeRows)];
+      for (int x0 = 0; x0 < w; x0 += cpu::kChunk) {
+        const int n = std::min(cpu::kChunk, w - x0);
+        cpu::load_luminance_chunk(scene.row(y), x0, n, 3, PixelType::f32, chunk);
+        cpu::reduce_luminance(chunk, n, p.lum);
+      }
+    }
+  });
+}
+
+void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, std::uint8_t* out) const {
+  encode_frame(width_, height_, layout, dither, out,
+               [&](int y, float* planar) { deinterleave(display.row(y), width_, planar); });
+}
+
+bool FastVideo::fuses(const Params& params) { return params.op().locality == Locality::global; }
+
+Status FastVideo::map(const std::uint8_t* frame, const Params& params, const cpu::CurveStatsHook* hook,
+                      OutputLayout layout, bool dither, Image& scene, FrameStats& stats, std::uint8_t* out) const {
+  if (!fuses(params)) return invalid_argument(std::string("FastVideo::map: ") + params.op().id + " is not a global operator");
+  // The first pass keeps the decoded frame for the second: decoding every row again instead (and
+  // no 100 MB float frame at 4K) measured 10 % slower on the 2-core machine (8 4K frames: 0.48
+  // against 0.43 s, 0.73-0.78 against 0.68-0.71 s of user CPU).
+  std::vector<cpu::StatsPartial> partials;
+  decode_into(frame, scene, &partials);
+  stats = cpu::merge_stats(partials, static_cast<std::uint64_t>(width_) * height_);
+  std::vector<float> hist_table;
+  const core::CurveSettings curve = cpu::global_curve(scene.view(), params, stats, hook, hist_table);
+  const float saturation = static_cast<float>(core::make_colour_settings(params).saturation);
+  // cpu::tone_map's map pass per chunk (load, curve, colour), its clamp to [0, 1] left to the
+  // OETF's own, straight into the planar row encode_planar reads.
+  const int w = width_;
+  encode_frame(w, height_, layout, dither, out, [&](int y, float* planar) {
+    cpu::Chunk c;
+    for (int x0 = 0; x0 < w; x0 += cpu::kChunk) {
+      const int n = std::min(cpu::kChunk, w - x0);
+      cpu::load_chunk(scene.row(y), x0, n, 3, PixelType::f32, c);
+      cpu::curve_chunk(curve, c, n);
+      cpu::colour_chunk(c, n, saturation);
+      std::memcpy(planar + x0, c.r, sizeof(float) * static_cast<std::size_t>(n));
+      std::memcpy(planar + w + x0, c.g, sizeof(float) * static_cast<std::size_t>(n));
+      std::memcpy(planar + 2 * w + x0, c.b, sizeof(float) * static_cast<std::size_t>(n));
+    }
+  });
+  return {};
 }
 
 }  // namespace tonekit::stream

@@ -11,7 +11,13 @@
 #include <vector>
 
 #include "tonekit/image.hpp"
+#include "tonekit/operators.hpp"
+#include "tonekit/tonemap.hpp"
 #include "tonekit/video.hpp"
+
+namespace tonekit::cpu {
+struct StatsPartial;
+}
 
 namespace tonekit::stream {
 
@@ -25,7 +31,21 @@ class FastVideo {
   // Linear display RGB (3 channels, [0, 1]) -> 8-bit 4:2:0, as cpu::encode_yuv420 with gamma 0.
   void encode(const Image& display, OutputLayout layout, bool dither, std::uint8_t* out) const;
 
+  // True when map() covers the operator: a global one (the curve reads only frame statistics).
+  static bool fuses(const Params& params);
+  // decode + cpu::tone_map + encode in two passes over row chunks, the statistics gathered while
+  // decoding and each mapped row encoded while it is in cache: no display image, no separate
+  // statistics read. `scene` keeps the decoded frame between the passes (and for the robust
+  // peak's and histeq's second reads). *stats receives the frame's own statistics, as
+  // cpu::tone_map's.
+  Status map(const std::uint8_t* frame, const Params& params, const cpu::CurveStatsHook* hook, OutputLayout layout,
+             bool dither, Image& scene, FrameStats& stats, std::uint8_t* out) const;
+
  private:
+  // Decodes the frame into `scene`; with `partials` (one per 16-row chunk), each chunk's
+  // luminance reduction too.
+  void decode_into(const std::uint8_t* frame, Image& scene, std::vector<cpu::StatsPartial>* partials) const;
+
   InputFormat format_;
   InputColour colour_;
   int width_, height_;

@@ -229,6 +229,24 @@ Status FrameMapper::submit(Frame& in, Frame& out) {
 }
 
 Status FrameMapper::map_on_cpu(Frame& in, Frame& out) {
+  // Temporal adaptation replaces the statistics the curve reads; the state lives on here,
+  // across every frame of the stream.
+  FrameStats adapted;
+  cpu::CurveStatsHook hook;
+  if (s_.temporal)
+    hook = [&](const FrameStats& own) { return adapted = temporal_update(state_, own, *s_.temporal, s_.frame_seconds); };
+  const core::ColourSettings cs = core::make_colour_settings(s_.params);
+  const OutputLayout layout = s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p;
+  // The commonest video case in one fused path: no display image between the map and the encode.
+  if (fast_ && s_.glare.strength <= 0 && in.image.width == 0 && FastVideo::fuses(s_.params)) {
+    if (Status s = fast_->map(in.bytes.data(), s_.params, s_.temporal ? &hook : nullptr, layout, cs.dither, scene_, stats_,
+                              out.bytes.data());
+        !s.ok())
+      return s;
+    if (log_) log_row(s_.temporal ? adapted : stats_);
+    ++frame_;
+    return {};
+  }
   ImageView scene;
   if (Status s = decode(in, scene); !s.ok()) return s;
   // Glare takes an owning float image.
@@ -247,19 +265,11 @@ Status FrameMapper::map_on_cpu(Frame& in, Frame& out) {
   } else {
     target = ImageView{out.bytes.data(), s_.width, s_.height, mapped_.channels, mapped_.type, 0, MemorySpace::host};
   }
-  // The adapted statistics replace the frame's own for the curve; the state lives on here,
-  // across every frame of the stream.
-  FrameStats adapted;
-  cpu::CurveStatsHook hook;
-  if (s_.temporal)
-    hook = [&](const FrameStats& own) { return adapted = temporal_update(state_, own, *s_.temporal, s_.frame_seconds); };
   if (Status s = cpu::tone_map(scene, s_.params, target, &stats_, nullptr, s_.temporal ? &hook : nullptr); !s.ok())
     return s;
   if (log_) log_row(s_.temporal ? adapted : stats_);
   ++frame_;
   if (yuv) {
-    const core::ColourSettings cs = core::make_colour_settings(s_.params);
-    const OutputLayout layout = s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p;
     if (fast_) {
       fast_->encode(display_, layout, cs.dither, out.bytes.data());
       return {};

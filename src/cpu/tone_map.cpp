@@ -40,21 +40,26 @@ Status check_views(const ImageView& in, const ImageView& out) {
 
 }  // namespace
 
+core::CurveSettings global_curve(const ImageView& in, const Params& params, FrameStats& stats, const CurveStatsHook* hook,
+                                 std::vector<float>& hist_table) {
+  apply_robust_peak(in, stats, core::peak_percentile_of(params));
+  hist_table.clear();
+  if (core::curve_kind_for(params.op()) == core::CurveKind::histeq)
+    hist_table = core::histeq_table(log_luminance_histogram(in, stats, static_cast<int>(params.get("bins"))));
+  return core::make_curve_settings(params, hook && *hook ? (*hook)(stats) : stats, hist_table.data());
+}
+
 Status tone_map(const ImageView& in, const Params& params, const ImageView& out, FrameStats* stats_out,
                 MapTimings* timings, const CurveStatsHook* hook) {
   if (Status s = check_views(in, out); !s.ok()) return s;
   if (params.op().locality == Locality::local) return local::tone_map_local(in, params, out, stats_out, timings, hook);
   const auto t0 = Clock::now();
   FrameStats stats = compute_stats(in);
-  apply_robust_peak(in, stats, core::peak_percentile_of(params));
   std::vector<float> hist_table;
-  if (core::curve_kind_for(params.op()) == core::CurveKind::histeq)
-    hist_table = core::histeq_table(log_luminance_histogram(in, stats, static_cast<int>(params.get("bins"))));
+  const core::CurveSettings curve = global_curve(in, params, stats, hook, hist_table);
   const double stats_ms = ms_since(t0);
 
   const auto t1 = Clock::now();
-  const core::CurveSettings curve =
-      core::make_curve_settings(params, hook && *hook ? (*hook)(stats) : stats, hist_table.data());
   const core::ColourSettings colour = core::make_colour_settings(params);
   parallel_rows(in.height, [&](int, int y0, int y1) {
     Chunk chunk;

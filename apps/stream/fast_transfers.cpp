@@ -1,0 +1,245 @@
+#include "stream/fast_transfers.hpp"
+
+// GCC 12 warns inside its own avx512fintrin.h (the _mm512_undefined_ps of the unmasked
+// intrinsics, "__Y may be used uninitialized"): a false positive, silenced for this file only.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/video_colour.hpp"
+
+namespace tonekit::stream {
+namespace {
+
+constexpr int kSegments = 32;  // one vpermt2ps table: two registers of 16 floats
+constexpr int kOetfDegree = 4;
+constexpr int kOetfFirstOctave = -6;  // segments cover L in [2^-6, 1]; the linear part ends at 0.018
+constexpr int kOetfSegments = 4 * -kOetfFirstOctave;
+constexpr double kOetfLinearEnd = 0.018;  // BT.709: 4.5 L below
+
+// coeff[k][s]: the coefficient of t^k in segment s, t in [-1, 1] across the segment.
+template <int D>
+struct Piecewise {
+  alignas(64) float coeff[D + 1][kSegments] = {};
+};
+
+// The degree-D polynomial in t (monomial coefficients, lowest first) interpolating f at the D + 1
+// Chebyshev nodes of [lo, hi] mapped to t in [-1, 1]: Chebyshev coefficients by the discrete
+// cosine sums, then T_j expanded into powers of t.
+template <int D, class F>
+std::array<double, D + 1> chebyshev_fit(F f, double lo, double hi) {
+  constexpr int n = D + 1;
+  std::array<double, n> values{}, cheb{};
+  for (int k = 0; k < n; ++k) {
+    const double t = std::cos(M_PI * (k + 0.5) / n);
+    values[static_cast<std::size_t>(k)] = f(lo + (t + 1.0) * 0.5 * (hi - lo));
+  }
+  for (int j = 0; j < n; ++j) {
+    double s = 0.0;
+    for (int k = 0; k < n; ++k) s += values[static_cast<std::size_t>(k)] * std::cos(M_PI * j * (k + 0.5) / n);
+    cheb[static_cast<std::size_t>(j)] = s * (j == 0 ? 1.0 : 2.0) / n;
+  }
+  // T_0 = 1, T_1 = t, T_{j+1} = 2t T_j - T_{j-1}, as monomial coefficient rows.
+  std::array<std::array<double, n>, n> T{};
+  T[0][0] = 1.0;
+  if (n > 1) T[1][1] = 1.0;
+  for (int j = 1; j + 1 < n; ++j)
+    for (int p = 0; p < n; ++p)
+      T[static_cast<std::size_t>(j + 1)][static_cast<std::size_t>(p)] =
+          (p > 0 ? 2.0 * T[static_cast<std::size_t>(j)][static_cast<std::size_t>(p - 1)] : 0.0) -
+          T[static_cast<std::size_t>(j - 1)][static_cast<std::size_t>(p)];
+  std::array<double, n> mono{};
+  for (int j = 0; j < n; ++j)
+    for (int p = 0; p < n; ++p)
+      mono[static_cast<std::size_t>(p)] += cheb[static_cast<std::size_t>(j)] * T[static_cast<std::size_t>(j)][static_cast<std::size_t>(p)];
+  return mono;
+}
+
+struct Tables {
+  Piecewise<kOetfDegree> oetf;  // segment s: L in [2^e (1 + j/4), 2^e (1 + (j+1)/4)], s = 4 (e + 6) + j,
+                                // the first one from 0.018
+  alignas(64) float oetf_a[kSegments] = {}, oetf_b[kSegments] = {};  // t = L a + b
+  Tables() {
+    for (int s = 0; s < kOetfSegments; ++s) {
+      const double quarter = std::ldexp(1.0, kOetfFirstOctave + s / 4) / 4.0;
+      // The first segment starts where the power curve does (below 0.018 the encoders take the
+      // linear part, so the fit must not see it).
+      const double lo = std::max(kOetfLinearEnd, std::ldexp(1.0, kOetfFirstOctave + s / 4) + (s % 4) * quarter);
+      const double hi = std::ldexp(1.0, kOetfFirstOctave + s / 4) + (s % 4 + 1) * quarter;
+      const auto c = chebyshev_fit<kOetfDegree>([](double l) { return core::bt709_oetf(l); }, lo, hi);
+      for (int k = 0; k <= kOetfDegree; ++k) oetf.coeff[k][s] = static_cast<float>(c[static_cast<std::size_t>(k)]);
+      oetf_a[s] = static_cast<float>(2.0 / (hi - lo));
+      oetf_b[s] = static_cast<float>(-2.0 * lo / (hi - lo) - 1.0);
+    }
+  }
+};
+
+const Tables& tables() {
+  static const Tables t;
+  return t;
+}
+
+#define TK_AVX512 __attribute__((target("avx512f")))
+
+// A 32-entry table held in two registers (loaded once per call, outside the pixel loop: the
+// stores through the output pointer would otherwise force a reload per vector).
+struct Reg32 {
+  __m512 lo, hi;
+};
+TK_AVX512 inline Reg32 load32(const float* table) { return {_mm512_load_ps(table), _mm512_load_ps(table + 16)}; }
+// Entry idx (0..31) of each lane.
+TK_AVX512 inline __m512 pick(const Reg32& r, __m512i idx) { return _mm512_permutex2var_ps(r.lo, idx, r.hi); }
+
+template <int D>
+struct PiecewiseRegs {
+  Reg32 c[D + 1];
+};
+template <int D>
+TK_AVX512 inline PiecewiseRegs<D> load_piecewise(const Piecewise<D>& p) {
+  PiecewiseRegs<D> r;
+  for (int k = 0; k <= D; ++k) r.c[k] = load32(p.coeff[k]);
+  return r;
+}
+template <int D>
+TK_AVX512 inline __m512 horner(const PiecewiseRegs<D>& p, __m512i idx, __m512 t) {
+  __m512 r = pick(p.c[D], idx);
+  for (int k = D - 1; k >= 0; --k) r = _mm512_fmadd_ps(r, t, pick(p.c[k], idx));
+  return r;
+}
+
+TK_AVX512 inline __m512 clamp01_v(__m512 v) {
+  return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
+}
+
+struct OetfRegs {
+  PiecewiseRegs<kOetfDegree> poly;
+  Reg32 a, b;
+};
+TK_AVX512 inline __m512 oetf_v(const OetfRegs& tb, __m512 x) {
+  const __m512 l = clamp01_v(x);
+  // Exponent and two leading mantissa bits: L in [2^-6, 1) -> 484 .. 507.
+  const __m512i key = _mm512_srli_epi32(_mm512_castps_si512(l), 21);
+  const __m512i idx = _mm512_min_epi32(_mm512_max_epi32(_mm512_sub_epi32(key, _mm512_set1_epi32(4 * (127 + kOetfFirstOctave))),
+                                                        _mm512_setzero_si512()),
+                                       _mm512_set1_epi32(kOetfSegments - 1));
+  const __m512 t = _mm512_fmadd_ps(l, pick(tb.a, idx), pick(tb.b, idx));
+  const __m512 curve = horner(tb.poly, idx, t);
+  const __mmask16 linear = _mm512_cmp_ps_mask(l, _mm512_set1_ps(static_cast<float>(kOetfLinearEnd)), _CMP_LT_OQ);
+  return _mm512_mask_mov_ps(curve, linear, _mm512_mul_ps(l, _mm512_set1_ps(4.5f)));
+}
+
+// core::pq_eotf_table (the reference decoders' table and linear interpolation) times `scale`,
+// 16 lanes: two gathers, the interpolation in the reference's order (no contraction), so the
+// values are the reference's bit for bit.
+TK_AVX512 inline __m512 pq_table_v(const float* table, __m512 x, __m512 scale) {
+  const __m512 sgn = _mm512_min_ps(_mm512_max_ps(x, _mm512_setzero_ps()), _mm512_set1_ps(1.0f));
+  const __m512 xs = _mm512_mul_ps(sgn, _mm512_set1_ps(static_cast<float>(core::kPqTableIntervals)));
+  const __m512i i = _mm512_min_epi32(_mm512_cvttps_epi32(xs), _mm512_set1_epi32(core::kPqTableIntervals - 1));
+  const __m512 f = _mm512_sub_ps(xs, _mm512_cvtepi32_ps(i));
+  const __m512 lo = _mm512_i32gather_ps(i, table, 4);
+  const __m512 hi = _mm512_i32gather_ps(_mm512_add_epi32(i, _mm512_set1_epi32(1)), table, 4);
+  return _mm512_mul_ps(_mm512_add_ps(lo, _mm512_mul_ps(f, _mm512_sub_ps(hi, lo))), scale);
+}
+
+}  // namespace
+
+bool fast_transfers_avx512() {
+  static const bool on = __builtin_cpu_supports("avx512f") && !std::getenv("TONEKIT_NO_AVX512");
+  return on;
+}
+
+TK_AVX512 void pq_eotf_avx512(float* v, int n, float scale) {
+  const float* table = core::pq_eotf_table_host();
+  const __m512 s = _mm512_set1_ps(scale);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(v + i, pq_table_v(table, _mm512_loadu_ps(v + i), s));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(v + i, m, pq_table_v(table, _mm512_maskz_loadu_ps(m, v + i), s));
+  }
+}
+
+TK_AVX512 void bt709_oetf_avx512(float* v, int n) {
+  const Tables& t = tables();
+  const OetfRegs tb{load_piecewise(t.oetf), load32(t.oetf_a), load32(t.oetf_b)};
+  int i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(v + i, oetf_v(tb, _mm512_loadu_ps(v + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(v + i, m, oetf_v(tb, _mm512_maskz_loadu_ps(m, v + i)));
+  }
+}
+
+// ---- 8-bit Y'CbCr codes (core::luma_code8 / chroma_codes8's arithmetic, op for op) ----
+
+namespace {
+
+// core::quantise_code8 with the noise already zero where there is no dither.
+TK_AVX512 inline __m512 quantise_v(__m512 code, float lo, float hi, __m512 noise) {
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  const __mmask16 interior = _mm512_cmp_ps_mask(code, vlo, _CMP_GT_OQ) & _mm512_cmp_ps_mask(code, vhi, _CMP_LT_OQ);
+  const __m512 v = _mm512_mask_add_ps(code, interior, code, noise);
+  const __m512 r = _mm512_roundscale_ps(_mm512_add_ps(v, _mm512_set1_ps(0.5f)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return _mm512_min_ps(_mm512_max_ps(r, vlo), vhi);
+}
+
+TK_AVX512 inline void luma_v(const float* r, const float* g, const float* b, const float* noise, float* luma_code,
+                             float* cb, float* cr, __mmask16 m) {
+  const __m512 vr = _mm512_maskz_loadu_ps(m, r), vg = _mm512_maskz_loadu_ps(m, g), vb = _mm512_maskz_loadu_ps(m, b);
+  const __m512 y = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(0.2126f), vr), _mm512_mul_ps(_mm512_set1_ps(0.7152f), vg)),
+                                 _mm512_mul_ps(_mm512_set1_ps(0.0722f), vb));
+  _mm512_mask_storeu_ps(cb, m, _mm512_mul_ps(_mm512_sub_ps(vb, y), _mm512_set1_ps(static_cast<float>(1.0 / 1.8556))));
+  _mm512_mask_storeu_ps(cr, m, _mm512_mul_ps(_mm512_sub_ps(vr, y), _mm512_set1_ps(static_cast<float>(1.0 / 1.5748))));
+  const __m512 code = _mm512_add_ps(_mm512_set1_ps(16.0f), _mm512_mul_ps(_mm512_set1_ps(219.0f), clamp01_v(y)));
+  _mm512_mask_storeu_ps(luma_code, m, quantise_v(code, 16.0f, 235.0f, _mm512_maskz_loadu_ps(m, noise)));
+}
+
+// The 16 4:2:0 blocks whose columns start at top[0] (32 values a row): v[2j] + v[2j + 1] of the
+// top row, then (with two rows) + v01, + v11 in core::block_mean's order.
+TK_AVX512 inline __m512 pair_sum_at(const float* top, const float* bottom, bool two_rows, const __m512i& even,
+                                    const __m512i& odd) {
+  const __m512 t0 = _mm512_loadu_ps(top), t1 = _mm512_loadu_ps(top + 16);
+  __m512 v = _mm512_add_ps(_mm512_permutex2var_ps(t0, even, t1), _mm512_permutex2var_ps(t0, odd, t1));
+  if (two_rows) {  // core::block_mean's order: ((v00 + v10) + v01) + v11
+    const __m512 b0 = _mm512_loadu_ps(bottom), b1 = _mm512_loadu_ps(bottom + 16);
+    v = _mm512_add_ps(_mm512_add_ps(v, _mm512_permutex2var_ps(b0, even, b1)), _mm512_permutex2var_ps(b0, odd, b1));
+  }
+  return v;
+}
+TK_AVX512 inline __m512 chroma_code_v(__m512 sum, float scale, __m512 noise) {
+  const __m512 c = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(sum, _mm512_set1_ps(scale)), _mm512_set1_ps(-0.5f)),
+                                 _mm512_set1_ps(0.5f));
+  return quantise_v(_mm512_add_ps(_mm512_set1_ps(128.0f), _mm512_mul_ps(_mm512_set1_ps(224.0f), c)), 16.0f, 240.0f, noise);
+}
+
+}  // namespace
+
+TK_AVX512 int chroma_codes_avx512(const float* cb_top, const float* cb_bottom, const float* cr_top, const float* cr_bottom,
+                                  int blocks, bool two_rows, const float* ncb, const float* ncr, float* cb_code,
+                                  float* cr_code) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const float scale = two_rows ? 0.25f : 0.5f;
+  int bx = 0;
+  for (; bx + 16 <= blocks; bx += 16) {
+    const int x0 = 2 * bx;
+    _mm512_storeu_ps(cb_code + bx, chroma_code_v(pair_sum_at(cb_top + x0, cb_bottom + x0, two_rows, even, odd), scale,
+                                                 _mm512_loadu_ps(ncb + bx)));
+    _mm512_storeu_ps(cr_code + bx, chroma_code_v(pair_sum_at(cr_top + x0, cr_bottom + x0, two_rows, even, odd), scale,
+                                                 _mm512_loadu_ps(ncr + bx)));
+  }
+  return bx;
+}
+
+TK_AVX512 void luma_codes_avx512(const float* r, const float* g, const float* b, const float* noise, int n,
+                                 float* luma_code, float* cb, float* cr) {
+  int i = 0;
+  for (; i + 16 <= n; i += 16) luma_v(r + i, g + i, b + i, noise + i, luma_code + i, cb + i, cr + i, 0xFFFF);
+  if (i < n) luma_v(r + i, g + i, b + i, noise + i, luma_code + i, cb + i, cr + i, static_cast<__mmask16>((1u << (n - i)) - 1u));
+}
+
+}  // namespace tonekit::stream

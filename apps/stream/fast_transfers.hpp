@@ -1,0 +1,43 @@
+// The fast video path's AVX-512 kernels, 16 values at a time: the two transfer curves (PQ EOTF
+// in, BT.709 OETF out) and the encode's 8-bit quantisation. perf on the fast path before this (4K, 2 cores) put the two curves, each a pow
+// spelled as exp2(b log2 a), at ~40 % of a frame's CPU.
+// - PQ EOTF: the reference decoders' own table and interpolation (core::pq_eotf_table) through
+//   two gathers: the reference's values bit for bit, at the cost of the polynomial this replaced
+//   (measured: 24 4K frames 2.05 s of user CPU either way; that polynomial, 32 segments of degree
+//   5 plus octave segments for the dark signals, was within 3e-7 of the curve but not of the
+//   table, and the darkest values feed the smallest positive luminance, which sets histeq's range
+//   and Reinhard's auto key).
+// - BT.709 OETF: a piecewise polynomial whose coefficients sit in registers: a segment's index
+//   picks them with one permute each (vpermt2ps over 32 entries), then Horner. The linear part
+//   4.5 L below 0.018 as is; above, quarter-octave segments of L in [2^-6, 1] (24, picked by L's
+//   exponent and two leading mantissa bits; the first starts at 0.018), degree 4, fitted once at
+//   first use from core::bt709_oetf<double> (Chebyshev interpolation); worst relative error
+//   1.3e-7 (< 0.0001 of an 8-bit code). Gathers from the reference's table instead cost 5 ms of
+//   CPU more per 4K frame for no fewer flipped codes.
+// Tests: tests/unit/test_stream_transfers.cpp.
+#pragma once
+
+namespace tonekit::stream {
+
+// True when this CPU runs the AVX-512 curves (and TONEKIT_NO_AVX512 is not set in the
+// environment: the tests' way to run the portable loops on an AVX-512 machine).
+bool fast_transfers_avx512();
+
+// In place over n values: v = core::pq_eotf_table(table, v) * scale (bit for bit). AVX-512 only.
+void pq_eotf_avx512(float* v, int n, float scale);
+// In place over n values: v = bt709_oetf(clamp(v, 0, 1)) within 1.3e-7 relative. AVX-512 only.
+void bt709_oetf_avx512(float* v, int n);
+
+// The encode's quantisation (core::luma_code8, chroma_codes8, op for op, no contraction), 16
+// pixels or blocks at a time: GCC left both loops scalar ("control flow in loop"), 18 % of a 4K
+// frame's CPU. luma: display R'G'B' planes (after the OETF) -> Y' codes as whole floats, and each
+// pixel's Cb, Cr; `noise` is the Y' dither per pixel (zeros without dither).
+void luma_codes_avx512(const float* r, const float* g, const float* b, const float* noise, int n, float* luma_code,
+                       float* cb, float* cr);
+// chroma: the Cb, Cr codes of the leading multiple of 16 of `blocks` two-column blocks (their
+// pixels' Cb, Cr in the top and bottom rows; `two_rows` false: the top row only); returns how many
+// it did (the caller does the rest).
+int chroma_codes_avx512(const float* cb_top, const float* cb_bottom, const float* cr_top, const float* cr_bottom,
+                        int blocks, bool two_rows, const float* ncb, const float* ncr, float* cb_code, float* cr_code);
+
+}  // namespace tonekit::stream

@@ -1,15 +1,32 @@
 // `tonekit map --auto` (see auto_select.hpp): the search itself is tonekit::auto_params
-// (src/quality/auto_params.cpp); this prints what it chose, so a person can judge.
+// (src/quality/auto_params.cpp) or GpuAutoParams (src/cuda/quality/auto_params_gpu.cpp), one
+// search text for both; this picks the backend and prints what it chose, so a person can judge.
 #include "auto_select.hpp"
 
 #include <cstdio>
 
-#include "tonekit/auto_params.hpp"
-
 namespace tonekit::cli {
 
-Status choose_auto_params(const Image& image, Params& params, const std::string& input_name) {
-  auto r = auto_params(image, params);
+Result<AutoResult> AutoSelector::search_on_gpu(const Image& image, const Params& start) {
+  GpuAutoParams* gpu = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    std::unique_ptr<GpuAutoParams>& own = gpu_[std::this_thread::get_id()];
+    if (!own) {
+      auto created = GpuAutoParams::create();  // on this thread's device (map --devices)
+      if (!created.ok()) return created.status();
+      own = std::move(*created);
+    }
+    gpu = own.get();
+  }
+  return gpu->search(image, start);
+}
+
+Status AutoSelector::choose(const Image& image, Params& params, const std::string& input_name) {
+  const bool automatic = backend_ == Backend::automatic;
+  const bool on_gpu = backend_ == Backend::cuda || (automatic && cuda_available());
+  Result<AutoResult> r = on_gpu ? search_on_gpu(image, params) : auto_params(image, params);
+  if (!r.ok() && on_gpu && automatic && !r.status().is_input_error()) r = auto_params(image, params);
   if (!r.ok()) return Status{r.status().code(), input_name + ": --auto: " + r.status().message()};
   std::string chosen;
   for (const std::string& name : r->searched) {
@@ -19,12 +36,18 @@ Status choose_auto_params(const Image& image, Params& params, const std::string&
     chosen += buf;
   }
   if (chosen.empty()) chosen = "nothing to search (no continuous parameters)";
+  // On the GPU, the colour penalty's CPU time and the part of it not hidden behind the GPU's
+  // scoring (src/cuda/quality/auto_params_gpu.cpp: why it stays on the CPU).
+  char where[128] = "";
+  if (r->backend == Backend::cuda)
+    std::snprintf(where, sizeof where, " on cuda (colour penalty on the CPU: %.1f ms, %.1f ms of it waited for)",
+                  1e3 * r->colour_seconds, 1e3 * r->colour_wait_seconds);
   std::fprintf(stderr,
                "tonekit: auto: %s: %s %s; J %.4f (start %.4f): TMQI %.4f, FSITM %.4f, CIEDE2000 %.2f; "
-               "%d evaluations in %.2f s on a %dx%d proxy\n",
+               "%d evaluations in %.2f s on a %dx%d proxy%s\n",
                input_name.c_str(), params.op().id, chosen.c_str(), r->chosen.objective, r->start.objective,
                r->chosen.tmqi, r->chosen.fsitm, r->chosen.delta_e2000, r->evaluations, r->seconds, r->proxy_width,
-               r->proxy_height);
+               r->proxy_height, where);
   params = r->params;
   return {};
 }

@@ -185,7 +185,12 @@ int run_map(const MapOptions& o) {
   run.decode_workers = o.decoders;
   run.max_in_flight = o.in_flight;
   run.encode_workers = o.encoders;
-  if (o.automatic) run.choose_params = choose_auto_params;  // --auto (apps/auto_select.cpp)
+  if (o.automatic) {  // --auto (apps/auto_select.cpp): searched on the backend the image is mapped on
+    auto selector = std::make_shared<AutoSelector>(backend);
+    run.choose_params = [selector](const Image& image, Params& params, const std::string& input) {
+      return selector->choose(image, params, input);
+    };
+  }
   const BatchResult result = run_batch(jobs, run);
   if (batch && result.failed > 0)
     std::fprintf(stderr, "tonekit: %d written, %d failed\n", result.written, result.failed);
@@ -221,7 +226,7 @@ void add_map_command(CLI::App& app, int& exit_code) {
                   "bits per channel: png 8|16 (8), jpg 8, exr 16 half|32 float (16), hdr/pfm 32");
   cmd->add_flag("--auto", o->automatic,
                 "choose the operator's parameters per image: (TMQI + FSITM)/2 - 0.005 CIEDE2000, within the "
-                "registered ranges, <= 2 s on a proxy");
+                "registered ranges, <= 2 s on a proxy (searched on the GPU with the cuda backend)");
   cmd->add_option("--jpeg-quality,--quality", o->quality, "JPEG quality 1-100")->capture_default_str();
   cmd->add_flag("--summary", o->summary,
                 "one line on stderr at the end: images per second and the time each stage took per image");

@@ -30,8 +30,10 @@
 #   cli                      tonekit_tests with CUDA, 4K EXR -> PNG per backend, a batch of N, `tonekit stream` against `cat`; .carry-c [cli-bundle]; N, RUNS, FRAMES, STREAM_RUNS, BASE, BATCH_ARGS, FILTER, TEST_S, SKIP_TESTS=1
 #   cli-multi                the CLI tests using every GPU, a batch of N 4K EXRs on one GPU against --devices, an 8K EXR stream; .carry-c [cli-bundle]; N (48)
 #   interop                  GL/Vulkan interop tests, 4K overhead, night_drive at 1920x1200 and 3840x2160, a montage; .carry-i [bash scripts/build_interop_bundle.sh build; loader debs in .carry-i/gl]
-#   quality-bundle           (here) ninja -C BUILD (build-q) tonekit_gpu_tests tonekit_quality_bench, gathers .carry-q (stripped, gzipped, libfftw3 libfftw3_threads libfftw3f)
-#   quality                  GpuQuality* tests (+ the blur's fft, cuFFT's other user), memcheck/racecheck on the quick ones, tonekit_quality_bench at 4K, a table; .carry-q [quality-bundle]; RES, ITERS, QUALITY_FILTER
+#   quality-bundle           (here) ninja -C BUILD (build-q) tonekit_gpu_tests tonekit_quality_bench tonekit_cli (+ tonekit_tests with UNIT=1), gathers .carry-q (stripped, gzipped; libfftw3* and the CLI's libraries)
+#   quality [all|auto]       GpuQuality* and GpuAutoParams* tests (+ the blur's fft, cuFFT's other user), memcheck/racecheck on the quick ones, tonekit_quality_bench at 4K, then `tonekit map --auto` at 4K
+#                            cuda against cpu (whole command, AUTO_RUNS each, a table; the CLI's --auto tests when tonekit_tests is carried); auto: the --auto parts only; .carry-q [quality-bundle];
+#                            RES, ITERS, QUALITY_FILTER, AUTO_RUNS (3), AUTO_OPS (reinhard drago reinhard-local), AUTO_SCENE (sunset)
 #   help                     this text (no mode or an unknown one: this text on stderr, exit 2)
 set -u
 cd "$(dirname "$0")/.."
@@ -721,41 +723,101 @@ mode_cli() {  # [multi]
 mode_quality_bundle() {  # (here)
   set -e
   local BLD=${BUILD:-build-q} bins="tonekit_gpu_tests tonekit_quality_bench" b l
-  # shellcheck disable=SC2086
-  ninja -C "$BLD" $bins
+  [[ ${UNIT:-0} == 1 ]] && bins="$bins tonekit_tests"
+  # shellcheck disable=SC2086  # several targets; the CLI's is tonekit_cli (bin/tonekit)
+  ninja -C "$BLD" $bins tonekit_cli
+  bins="$bins tonekit"
   rm -rf .carry-q && mkdir -p .carry-q/bin .carry-q/lib
   for b in $bins; do strip -o ".carry-q/bin/$b" "$BLD/bin/$b" && gzip -9 ".carry-q/bin/$b"; done
-  # FFTW for the CPU reference (FSITM double, its threads; the blur's float) the tests compare with.
+  # FFTW for the CPU reference (FSITM double, its threads; the blur's float) the tests compare with,
+  # and the CLI's own libraries (OpenEXR, Imath, libpng, libjpeg, httplib, ...) as cli-bundle gathers them.
   for l in libfftw3.so.3 libfftw3_threads.so.3 libfftw3f.so.3; do cp -L "/lib/x86_64-linux-gnu/$l" .carry-q/lib/; done
-  gzip -9 .carry-q/lib/*
+  for l in $(ldd "$BLD/bin/tonekit" | awk '/=> \//{print $3}' | sort -u); do
+    case $(basename "$l") in libc.so*|libm.so*|libstdc++*|libgcc_s*|libmvec*|libpthread*|libdl*|librt*) ;; *) cp -L "$l" .carry-q/lib/ ;; esac
+  done
+  gzip -9f .carry-q/lib/*  # the device tool carries 64 MiB at most
   du -sh .carry-q
 }
-mode_quality() {
-  local rc
+# `tonekit map IN OUT --auto` at 4K, whole command, per backend: a synthetic scene, AUTO_RUNS runs
+# each, the medians beside a plain map (read + map + write: what the search adds to), and what the
+# search reported (its own seconds, evaluations, J, the colour penalty's CPU time on cuda).
+quality_auto_bench() {
+  local T=$PWD/$C/bin/tonekit W op b i s e ts plain line runs=${AUTO_RUNS:-3}
+  [[ -x $T ]] || { echo "no $C/bin/tonekit: rebuild the carry (bash scripts/gpu.sh quality-bundle)"; return 1; }
+  W=$(mktemp -d)
+  "$T" synth "${AUTO_SCENE:-sunset}" "$W/in.exr" --size 3840x2160 >/dev/null || { echo "synth failed"; return 1; }
+  echo "== tonekit map --auto, ${AUTO_SCENE:-sunset} 3840x2160 EXR -> PNG, whole command (median of $runs runs, seconds)"
+  # The CLI check: the cuda search runs and says so.
+  if "$T" map "$W/in.exr" "$W/check.png" --auto --backend cuda 2>"$W/check.txt" >/dev/null && grep -q " on cuda (" "$W/check.txt"; then
+    echo "cli check: map --auto --backend cuda ok: $(cat "$W/check.txt")"
+  else
+    echo "cli check FAILED: map --auto --backend cuda: $(cat "$W/check.txt")"; status=1
+  fi
+  printf "%-15s %-5s %9s %9s %8s %6s %8s %11s  %s\n" op backend "auto s" "plain s" "search s" evals J "colour ms" chosen
+  for op in ${AUTO_OPS:-reinhard drago reinhard-local}; do
+    for b in cuda cpu; do
+      ts=(); plain=()
+      for i in $(seq "$runs"); do
+        s=$(date +%s.%N)
+        "$T" map "$W/in.exr" "$W/auto_$b.png" --op "$op" --auto --backend "$b" 2>"$W/auto_$b.txt" >/dev/null || {
+          echo "FAILED: map --op $op --auto --backend $b: $(cat "$W/auto_$b.txt")"; status=1; }
+        e=$(date +%s.%N); ts+=("$(calc "$e - $s" 3)")
+        plain+=("$(wall "$T" map "$W/in.exr" "$W/plain_$b.png" --op "$op" --backend "$b")")
+      done
+      line=$(grep -m1 "tonekit: auto:" "$W/auto_$b.txt")
+      python3 - "$op" "$b" "$(median "${ts[@]}")" "$(median "${plain[@]}")" "$line" <<'PY'
+import re, sys
+op, backend, auto_s, plain_s, line = sys.argv[1:6]
+m = re.search(r'^tonekit: auto: .*: \S+ (.*); J ([\d.]+) .*; (\d+) evaluations in ([\d.]+) s', line)
+c = re.search(r'colour penalty on the CPU: ([\d.]+) ms, ([\d.]+) ms', line)
+chosen, j, evals, search = (m.groups() if m else ('?', '?', '?', '?'))
+colour = f"{c.group(1)}/{c.group(2)}" if c else '-'
+print(f"{op:15s} {backend:5s} {auto_s:>9s} {plain_s:>9s} {search:>8s} {evals:>6s} {j:>8s} {colour:>11s}  {chosen}")
+PY
+    done
+  done
+  echo "(colour ms: the colour penalty's CPU time over the search / the part waited for; auto s - plain s: what --auto costs)"
+  rm -rf "$W"
+}
+mode_quality() {  # [all|auto]
+  local rc what=${1:-all} filter
   setup .carry-q /tmp/tonekit_quality_out
   carry_unpack
   carry_libs cuda  # cuFFT from the machine's toolkit (dlopen'ed)
   status=0
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-  echo "== GPU quality tests (and the blur's fft: the cuFFT loader is shared)"
-  timeout 500 "$B/tonekit_gpu_tests" --gtest_filter="${QUALITY_FILTER:-GpuQuality*:GpuBlurAll/GpuBlurMethod.*/fft}" \
-    >"$OUT/quality_tests.log" 2>&1
+  filter="GpuQuality*:GpuAutoParams*:GpuBlurAll/GpuBlurMethod.*/fft"
+  [[ $what == auto ]] && filter="GpuAutoParams*"
+  echo "== GPU quality tests (and the blur's fft: the cuFFT loader is shared): ${QUALITY_FILTER:-$filter}"
+  timeout 500 "$B/tonekit_gpu_tests" --gtest_filter="${QUALITY_FILTER:-$filter}" >"$OUT/quality_tests.log" 2>&1
   rc=$?; echo "gtest exit $rc"; [[ $rc == 0 ]] || status=1
   grep -E "^\[  FAILED|Failure|Expected|actual|Which is|relative|SKIPPED \]" "$OUT/quality_tests.log" | head -40
-  grep -E "^\[ quality \]" "$OUT/quality_tests.log"
+  grep -E "^\[ (quality|auto) \]" "$OUT/quality_tests.log"
   grep -E "^\[  (PASSED|FAILED) " "$OUT/quality_tests.log"
+  if [[ -x $B/tonekit_tests ]]; then
+    echo "== the CLI's --auto tests (tonekit_tests, CUDA present)"
+    link_cli "$B/tonekit"
+    timeout 300 "$B/tonekit_tests" --gtest_brief=1 --gtest_filter='QualityCli.*:QualityAuto.*' >"$OUT/cli_tests.log" 2>&1
+    rc=$?; echo "tonekit_tests exit $rc"; [[ $rc == 0 ]] || status=1
+    grep -E "FAILED|Failure|Skipped|PASSED" "$OUT/cli_tests.log" | head -20
+  fi
   local tool
   for tool in memcheck racecheck; do
+    filter='GpuQuality.ValidationVector:GpuQuality.RejectsBadInputs:GpuQuality.DeviceViews*:GpuAutoParams.RejectsBadInputsAsTheCpuSearchDoes'
+    [[ $what == auto ]] && filter='GpuAutoParams.RejectsBadInputsAsTheCpuSearchDoes'
     timeout 200 "$SANITIZER" --tool $tool --error-exitcode 9 "$B/tonekit_gpu_tests" --gtest_brief=1 \
-      --gtest_filter='GpuQuality.ValidationVector:GpuQuality.RejectsBadInputs:GpuQuality.DeviceViews*' >"$OUT/$tool.log" 2>&1
+      --gtest_filter="$filter" >"$OUT/$tool.log" 2>&1
     rc=$?; echo "$tool exit $rc"; [[ $rc == 0 ]] || status=1
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$tool.log" | head -2
   done
-  echo "== tonekit_quality_bench (ms)"
-  timeout 400 "$B/tonekit_quality_bench" --res "${RES:-3840x2160,1920x1080}" --iters "${ITERS:-30}" \
-    >"$OUT/quality_bench.txt" 2>&1 || status=1
-  grep -vE "^row," "$OUT/quality_bench.txt"
-  echo "gpu.sh quality exit $status"
+  if [[ $what == all ]]; then
+    echo "== tonekit_quality_bench (ms)"
+    timeout 400 "$B/tonekit_quality_bench" --res "${RES:-3840x2160,1920x1080}" --iters "${ITERS:-30}" \
+      >"$OUT/quality_bench.txt" 2>&1 || status=1
+    grep -vE "^row," "$OUT/quality_bench.txt"
+  fi
+  quality_auto_bench || status=1
+  echo "gpu.sh quality $what exit $status"
   return $status
 }
 
@@ -832,7 +894,9 @@ case $MODE in
   cli-multi) mode_cli multi ;;
   interop) mode_interop ;;
   quality-bundle) mode_quality_bundle ;;
-  quality) mode_quality ;;
+  quality)
+    case ${1:-all} in all|auto) ;; *) usage >&2; exit 2 ;; esac
+    mode_quality "$@" ;;
   help|-h|--help) usage; exit 0 ;;
   *) usage >&2; exit 2 ;;
 esac

@@ -334,7 +334,7 @@ Result<json> StudioService::auto_params(const RenderRequest& request) {
   const auto t0 = std::chrono::steady_clock::now();
   auto scene = preview_scene(request);
   if (!scene.ok()) return scene.status();
-  auto result = tonekit::auto_params(**scene, request.params);
+  auto result = search_auto(**scene, request.params);
   if (!result.ok()) return result.status();
   json params = json::object();
   for (const auto& [name, value] : result->params.values()) params[name] = value;
@@ -345,7 +345,29 @@ Result<json> StudioService::auto_params(const RenderRequest& request) {
               {"start", scores(result->start)}, {"chosen", scores(result->chosen)},
               {"evaluations", result->evaluations}, {"search_seconds", result->seconds},
               {"proxy", {{"width", result->proxy_width}, {"height", result->proxy_height}}},
-              {"ms", ms_since(t0)}};
+              {"searcher", backend_name(result->backend)}, {"ms", ms_since(t0)}};
+}
+
+Result<AutoResult> StudioService::search_auto(const Image& scene, const Params& start) {
+  if (backend() == Backend::cuda) {
+    std::lock_guard lock(gpu_auto_mutex_);
+    if (!gpu_auto_unavailable_ && !gpu_auto_) {
+      auto created = GpuAutoParams::create();
+      if (created.ok()) gpu_auto_ = std::move(*created);
+      else gpu_auto_unavailable_ = true;
+    }
+    if (gpu_auto_) {
+      auto r = gpu_auto_->search(scene, start);
+      // Input errors are the CPU's too; unsupported (no cuFFT) stays so: later searches go
+      // straight to the CPU.
+      if (r.ok() || r.status().is_input_error()) return r;
+      if (r.status().code() == StatusCode::unsupported) {
+        gpu_auto_unavailable_ = true;
+        gpu_auto_.reset();
+      }
+    }
+  }
+  return tonekit::auto_params(scene, start);
 }
 
 Result<json> StudioService::probe(int image, int x, int y) {

@@ -13,6 +13,7 @@
 #include "../preset.hpp"
 #include "image_library.hpp"
 #include "renderer.hpp"
+#include "tonekit/auto_params_cuda.hpp"
 #include "tonekit/quality_cuda.hpp"
 #include "tonekit/temporal.hpp"
 
@@ -70,7 +71,9 @@ class StudioService {
   Result<nlohmann::json> quality(const RenderRequest& request);
   // auto_params on the preview-size image from the request's operator and values, with the
   // library's own budget: the chosen values (every parameter of the operator), the start and
-  // chosen scores and what was searched.
+  // chosen scores and what was searched. With the cuda backend the search runs on the GPU
+  // (GpuAutoParams: the same search, "searcher": "cuda"), falling back to the CPU ("cpu") when
+  // the GPU cannot search.
   Result<nlohmann::json> auto_params(const RenderRequest& request);
   Result<nlohmann::json> probe(int image, int x, int y);
   Result<std::string> thumbnail(int image);
@@ -95,11 +98,17 @@ class StudioService {
   };
   // TMQI and FSITM of a view on the GPU when the backend is cuda (false: use the CPU).
   bool score_on_gpu(const Image& hdr, const OutputImage& out, quality::GpuScores& scores);
+  // auto_params on the GPU when the backend is cuda and the GPU can search, else on the CPU.
+  Result<AutoResult> search_auto(const Image& scene, const Params& start);
   Renderer renderer_;
   // The GPU scorer, created on first use; one scoring at a time (it is not thread-safe).
   std::mutex gpu_quality_mutex_;
   std::unique_ptr<quality::GpuQuality> gpu_quality_;
   bool gpu_quality_unavailable_ = false;
+  // The GPU search of /api/auto, created on first use; one search at a time.
+  std::mutex gpu_auto_mutex_;
+  std::unique_ptr<GpuAutoParams> gpu_auto_;
+  bool gpu_auto_unavailable_ = false;
   std::mutex temporal_mutex_;
   std::map<std::string, ViewTemporal> temporal_;
   ImageLibrary library_;

@@ -3,7 +3,9 @@
 //   J = (TMQI Q + FSITM mean) / 2 - 0.005 * mean CIEDE2000
 // (the FSITM + TMQI average is Nafchi et al.'s combined index, SPL 2015, Sec. IV; a mean colour
 // error of 10 costs 0.05). The search runs on a downscaled proxy of the image (longer side
-// <= proxy_long_side, shorter side >= quality::kMinSide where the image allows) on the CPU.
+// <= proxy_long_side, shorter side >= quality::kMinSide where the image allows), on the CPU here,
+// or with each candidate mapped and scored on the GPU (tonekit/auto_params_cuda.hpp: the same
+// proxy, candidates and objective: src/quality/auto_search.hpp is the one search both run).
 // Objective scores can be gamed: only registered parameters move, only inside their ranges, and
 // the defaults' scores are returned beside the chosen ones so a person can compare.
 #pragma once
@@ -14,6 +16,7 @@
 #include "tonekit/image.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
+#include "tonekit/tonemap.hpp"
 
 namespace tonekit {
 
@@ -37,6 +40,11 @@ struct AutoResult {
   int evaluations = 0;
   double seconds = 0.0;
   int proxy_width = 0, proxy_height = 0;
+  // Where the candidates were mapped and scored: cpu (auto_params) or cuda (GpuAutoParams).
+  Backend backend = Backend::cpu;
+  // cuda: the colour penalty's CPU time summed over the candidates, and the part of it the search
+  // waited for (the rest ran while the GPU scored TMQI and FSITM); 0 on the CPU.
+  double colour_seconds = 0.0, colour_wait_seconds = 0.0;
 };
 
 // Searches the continuous (non-integer) own parameters of `start.op()` with finite, searchable

@@ -739,6 +739,40 @@ TEST_F(StudioQualityTest, TooSmallIs400WithTheLibraryMessage) {
   EXPECT_EQ(bad->status, 400);
 }
 
+// /api/auto says where it searched: the CPU with the cpu backend; with the cuda backend the GPU
+// (GpuAutoParams) when it can search, else the CPU (no device, no cuFFT), with the same answer's shape.
+TEST_F(StudioQualityTest, AutoSaysWhereItSearched) {
+  auto on_cpu = post("/api/auto", {{"image", 0}, {"operator", "reinhard"}, {"width", 320}});
+  ASSERT_TRUE(on_cpu);
+  ASSERT_EQ(on_cpu->status, 200) << on_cpu->body;
+  EXPECT_EQ(json::parse(on_cpu->body)["searcher"], "cpu");
+  studio::StudioOptions options;
+  options.paths = {dir_.string()};
+  options.backend = Backend::cuda;
+  options.export_dir = (dir_ / "exports_cuda").string();
+  auto server = studio::StudioServer::create(options);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  auto port = (*server)->start();
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  httplib::Client c("127.0.0.1", *port);
+  c.set_read_timeout(120, 0);
+  const json body = {{"image", 0}, {"operator", "reinhard"}, {"width", 320}};
+  auto r = c.Post("/api/auto", body.dump(), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json doc = json::parse(r->body);
+  if (!cuda_available()) EXPECT_EQ(doc["searcher"], "cpu") << doc.dump();
+  else EXPECT_TRUE(doc["searcher"] == "cuda" || doc["searcher"] == "cpu") << doc.dump();  // cpu: no cuFFT
+  std::printf("[ studio ] /api/auto with the cuda backend searched on %s\n",
+              doc["searcher"].get<std::string>().c_str());
+  EXPECT_GE(doc["chosen"]["objective"].get<double>(), doc["start"]["objective"].get<double>());
+  EXPECT_EQ(doc["searched"], json::parse(on_cpu->body)["searched"]);
+  const json small_body = {{"image", 1}, {"operator", "reinhard"}, {"width", 160}};
+  auto small = c.Post("/api/auto", small_body.dump(), "application/json");
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->status, 400) << small->body;
+}
+
 TEST_F(StudioQualityTest, AutoReturnsValuesInsideTheRegistryRangesThatRender) {
   for (const char* op : {"reinhard", "drago"}) {
     auto r = post("/api/auto", {{"image", 0}, {"operator", op}, {"width", 320}});

@@ -8,6 +8,7 @@
 
 #include "tonekit/io.hpp"
 #include "tonekit/quality.hpp"
+#include "tonekit/tonemap.hpp"
 #include "unit/cli_runner.hpp"
 #include "unit/quality_fixtures.hpp"
 
@@ -104,6 +105,34 @@ TEST_F(QualityCli, MapAutoChoosesAndReports) {
   const test::CliResult small = run("map small.exr small.png --auto --backend cpu");
   EXPECT_EQ(small.code, 1) << small.err;
   EXPECT_NE(small.err.find("161"), std::string::npos) << small.err;
+  EXPECT_FALSE(fs::exists(dir_ / "small.png"));
+}
+
+// --auto --backend cuda: the search on the GPU (GpuAutoParams), reported as the CPU's is plus
+// where it ran. Without a device, one clear error and no output, as for any cuda run; an unknown
+// operator is named before any backend starts.
+TEST_F(QualityCli, MapAutoOnCuda) {
+  const test::CliResult unknown = run("map in.exr x.png --op no-such-op --auto --backend cuda");
+  EXPECT_EQ(unknown.code, 1) << unknown.err;
+  EXPECT_NE(unknown.err.find("no-such-op"), std::string::npos) << unknown.err;
+  const test::CliResult r = run("map in.exr gpu.png --op drago --set bias=0.6 --auto --backend cuda");
+  if (!cuda_available()) {
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "gpu.png"));
+    GTEST_SKIP() << "no CUDA device (or a build without CUDA): the GPU search is not run";
+  }
+  if (r.code != 0 && r.err.find("cuFFT") != std::string::npos)
+    GTEST_SKIP() << "the GPU search needs cuFFT on the library path: " << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "gpu.png"));
+  EXPECT_EQ(r.err.rfind("tonekit: auto: in.exr: drago bias=", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("(from 0.6)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" on cuda ("), std::string::npos) << r.err;
+  ASSERT_EQ(run("synth sunset small.exr --size 160x170").code, 0);
+  const test::CliResult too_small = run("map small.exr small.png --auto --backend cuda");
+  EXPECT_EQ(too_small.code, 1) << too_small.err;
+  EXPECT_NE(too_small.err.find("161"), std::string::npos) << too_small.err;
   EXPECT_FALSE(fs::exists(dir_ / "small.png"));
 }
 

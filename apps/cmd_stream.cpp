@@ -143,6 +143,7 @@ int run_stream_command(const StreamOptions& o) {
   SourceOptions so;
   so.path = o.input;
   so.start = o.start;
+  so.zero_copy = *backend == Backend::cpu;  // the device path stages frames in page-locked buffers
   if (!o.input_format.empty()) {
     auto f = parse_input_format(o.input_format);
     if (!f.ok()) return report(f.status());

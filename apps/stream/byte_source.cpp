@@ -20,7 +20,8 @@ Status truncated(const std::string& name, long long index, std::size_t got, std:
 
 class RawSource final : public FrameSource {
  public:
-  RawSource(std::unique_ptr<InputStream> in, InputFormat format, int width, int height) : in_(std::move(in)) {
+  RawSource(std::unique_ptr<InputStream> in, InputFormat format, int width, int height, bool zero_copy)
+      : in_(std::move(in)), zero_copy_(zero_copy) {
     info_.kind = "raw";
     info_.format = format;
     info_.width = width;
@@ -29,6 +30,18 @@ class RawSource final : public FrameSource {
     if (in_->file_size() >= 0) info_.frame_count = in_->file_size() / static_cast<long long>(bytes_);
   }
   Result<bool> next(Frame& frame) override {
+    frame.view = nullptr;
+    if (zero_copy_) {
+      std::size_t got = 0;
+      auto v = in_->view(bytes_, got);
+      if (!v.ok()) return v.status();
+      if (*v) {
+        if (got == 0) return false;
+        if (got < bytes_) return truncated(in_->name(), frame.index, got, bytes_);
+        frame.view = *v;
+        return true;
+      }
+    }
     frame.bytes.resize(bytes_);
     auto got = in_->read(frame.bytes.data(), bytes_);
     if (!got.ok()) return got.status();
@@ -39,12 +52,14 @@ class RawSource final : public FrameSource {
 
  private:
   std::unique_ptr<InputStream> in_;
+  bool zero_copy_ = false;
   std::size_t bytes_ = 0;
 };
 
 class Y4mSource final : public FrameSource {
  public:
-  Y4mSource(std::unique_ptr<InputStream> in, const Y4mHeader& h, std::size_t header_bytes) : in_(std::move(in)), header_(h) {
+  Y4mSource(std::unique_ptr<InputStream> in, const Y4mHeader& h, std::size_t header_bytes, bool zero_copy)
+      : in_(std::move(in)), header_(h), zero_copy_(zero_copy) {
     info_.kind = "y4m";
     info_.format = InputFormat::yuv420p10;  // 8-bit streams are widened to 10 bits as they are read
     info_.width = h.width;
@@ -55,6 +70,7 @@ class Y4mSource final : public FrameSource {
     if (in_->file_size() >= 0) info_.frame_count = (in_->file_size() - static_cast<long long>(header_bytes)) / per_frame;
   }
   Result<bool> next(Frame& frame) override {
+    frame.view = nullptr;
     std::string line;
     auto more = in_->read_line(line, 256);
     if (!more.ok()) {
@@ -67,6 +83,16 @@ class Y4mSource final : public FrameSource {
     if (Status s = check_y4m_frame_line(line, frame.index); !s.ok()) return Status{s.code(), in_->name() + ": " + s.message()};
     const std::size_t want = header_.frame_bytes();
     const std::size_t out_bytes = frame_bytes(InputFormat::yuv420p10, header_.width, header_.height);
+    if (zero_copy_ && header_.bit_depth > 8) {
+      std::size_t got = 0;
+      auto v = in_->view(want, got);
+      if (!v.ok()) return v.status();
+      if (*v) {
+        if (got < want) return truncated(in_->name(), frame.index, got, want);
+        frame.view = *v;
+        return true;
+      }
+    }
     frame.bytes.resize(out_bytes);
     if (header_.bit_depth > 8) {
       auto got = in_->read(frame.bytes.data(), want);
@@ -99,6 +125,7 @@ class Y4mSource final : public FrameSource {
 
   std::unique_ptr<InputStream> in_;
   Y4mHeader header_;
+  bool zero_copy_ = false;
 };
 
 }  // namespace
@@ -127,7 +154,7 @@ Result<std::unique_ptr<FrameSource>> open_source(const SourceOptions& o, const C
     if (o.format && *o.format != InputFormat::yuv420p10)
       return invalid_argument(in->name() + ": --input-format " + input_format_name(*o.format) +
                               " contradicts the y4m header (4:2:0 planar)");
-    return std::unique_ptr<FrameSource>(std::make_unique<Y4mSource>(std::move(in), *header, line.size() + 1));
+    return std::unique_ptr<FrameSource>(std::make_unique<Y4mSource>(std::move(in), *header, line.size() + 1, o.zero_copy));
   }
   in->unread(head, *got);
   if (!o.format || !o.size)
@@ -136,7 +163,7 @@ Result<std::unique_ptr<FrameSource>> open_source(const SourceOptions& o, const C
   const auto [w, h] = *o.size;
   if (w < 1 || h < 1 || w > kMaxImageSide || h > kMaxImageSide || std::int64_t{w} * h > kMaxImagePixels)
     return invalid_argument("--size " + std::to_string(w) + "x" + std::to_string(h) + " is out of range");
-  return std::unique_ptr<FrameSource>(std::make_unique<RawSource>(std::move(in), *o.format, w, h));
+  return std::unique_ptr<FrameSource>(std::make_unique<RawSource>(std::move(in), *o.format, w, h, o.zero_copy));
 }
 
 }  // namespace tonekit::stream

@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -45,7 +47,39 @@ void widen_pipe(int fd) {
 }
 
 InputStream::~InputStream() {
+  if (map_) ::munmap(const_cast<std::uint8_t*>(map_), map_size_);
   if (owns_ && fd_ >= 0) ::close(fd_);
+}
+
+Result<const std::uint8_t*> InputStream::view(std::size_t n, std::size_t& got) {
+  got = 0;
+  if (!regular_ || map_failed_) return nullptr;
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return io_error(name_ + ": fstat failed: " + errno_message(errno));
+  const std::size_t size = static_cast<std::size_t>(st.st_size);
+  if (!map_) {
+    if (size == 0) return nullptr;
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) {
+      map_failed_ = true;
+      return nullptr;
+    }
+    ::madvise(p, size, MADV_SEQUENTIAL);
+    map_ = static_cast<const std::uint8_t*>(p);
+    map_size_ = size;
+  }
+  // Where read() would continue: the descriptor's offset less what was pushed back.
+  const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+  if (at < 0) return io_error(name_ + ": lseek failed: " + errno_message(errno));
+  const std::size_t pos = static_cast<std::size_t>(at) - pushback_.size();
+  if (size < map_size_ && pos + std::min(n, map_size_ - std::min(pos, map_size_)) > size)
+    return bad_input(name_ + ": the file shrank while it was read (" + std::to_string(size) + " bytes now, " +
+                     std::to_string(map_size_) + " when it was opened)");
+  if (pos + n > map_size_ && size > map_size_) return nullptr;  // grown past the mapping: read() it
+  got = pos < map_size_ ? std::min(n, map_size_ - pos) : 0;
+  pushback_.clear();
+  if (::lseek(fd_, static_cast<off_t>(pos + got), SEEK_SET) < 0) return io_error(name_ + ": lseek failed: " + errno_message(errno));
+  return map_ + pos;
 }
 
 Status InputStream::open(const std::string& path, const Cancel* cancel) {

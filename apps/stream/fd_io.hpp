@@ -46,6 +46,13 @@ class InputStream {
   Result<bool> read_line(std::string& line, std::size_t max);
   // Puts bytes back in front of the stream (used after sniffing the first bytes).
   void unread(const void* data, std::size_t n);
+  // Zero-copy read of a regular file: the next n bytes as a pointer into a read-only mapping of
+  // the file (mapped whole at the first call, kept until this stream is destroyed, so the pointer
+  // stays valid), advancing the stream as read() would; `got` < n at the file's end. nullptr (and
+  // nothing consumed) when the input is not a regular file, the mapping failed, or the bytes lie
+  // past the size mapped (a file still growing: read() takes those). A file found shorter than
+  // what was mapped (truncated while read) is a clear error, not a SIGBUS later.
+  Result<const std::uint8_t*> view(std::size_t n, std::size_t& got);
 
  private:
   int fd_ = -1;
@@ -55,6 +62,9 @@ class InputStream {
   std::string name_;
   const Cancel* cancel_ = nullptr;
   std::vector<std::uint8_t> pushback_;
+  const std::uint8_t* map_ = nullptr;  // view(): the whole file, map_size_ bytes
+  std::size_t map_size_ = 0;
+  bool map_failed_ = false;
 };
 
 class OutputStream {

@@ -21,6 +21,10 @@ struct Frame {
   long long index = 0;               // 0-based position in the stream
   std::vector<std::uint8_t> bytes;   // raw layouts: a packed frame (input format or output layout)
   Image image;                       // image sequences: the decoded float image (rgb_f32/rgba_f32)
+  // An input frame read without a copy (SourceOptions::zero_copy): its packed bytes in the
+  // source's mapping of the file, valid while the source lives; `bytes` is then unused.
+  const std::uint8_t* view = nullptr;
+  const std::uint8_t* data() const { return view ? view : bytes.data(); }
 };
 
 struct SourceInfo {
@@ -50,6 +54,10 @@ struct SourceOptions {
   std::optional<InputFormat> format;              // raw frames
   std::optional<std::pair<int, int>> size;        // raw frames
   std::optional<long long> start;                 // sequences
+  // Raw frames and 10-bit y4m from a regular file: frames point into a mapping of the file
+  // instead of being copied (Frame::view). For the CPU backend, which reads each frame once and
+  // in place; measured on the 2-core machine: the read's copy was 19 % of a 4K stream's CPU.
+  bool zero_copy = false;
 };
 // Opens the input and reads what describes it (a y4m header, the first image of a sequence):
 // every error in the header comes back here, before any output exists.

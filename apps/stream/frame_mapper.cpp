@@ -169,16 +169,18 @@ Status FrameMapper::decode(Frame& in, ImageView& view) {
   } else {
     if (is_float_rgb(format) && linear709) {
       const int channels = format == InputFormat::rgb_f32 ? 3 : 4;
-      view = ImageView{in.bytes.data(), w, h, channels, format == InputFormat::rgba_f16 ? PixelType::f16 : PixelType::f32,
+      // Read only (the CPU passes read their input; glare copies it first): the const_cast lets a
+      // mapped file frame (Frame::view) through ImageView, which has one pointer type.
+      view = ImageView{const_cast<std::uint8_t*>(in.data()), w, h, channels, format == InputFormat::rgba_f16 ? PixelType::f16 : PixelType::f32,
                        0, MemorySpace::host};
       return {};
     }
     if (fast_) {
-      fast_->decode(in.bytes.data(), scene_);
+      fast_->decode(in.data(), scene_);
       view = scene_.view();
       return {};
     }
-    planes = packed_planes(format, in.bytes.data(), w, h);
+    planes = packed_planes(format, in.data(), w, h);
   }
   if (Status s = cpu::decode_frame(planes, format, s_.colour, w, h, scene_); !s.ok()) return s;
   view = scene_.view();
@@ -196,7 +198,7 @@ void FrameMapper::log_row(const FrameStats& adapted) {
 Status FrameMapper::submit(Frame& in, Frame& out) {
   if (Status s = start(); !s.ok()) return s;
   out.bytes.resize(output_bytes_);
-  const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.bytes.data();
+  const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.data();
   if (multi_) {
     if (Status s = multi_->process_host(host_in, 0, out.bytes.data(), 0, s_.frame_seconds); !s.ok()) return s;
     if (log_) {
@@ -212,7 +214,7 @@ Status FrameMapper::submit(Frame& in, Frame& out) {
   if (device_) {
     // Only buffers that live as long as their frame slot: a sequence's decoded images are new
     // allocations each frame (and may land at a freed one's address), so they are never locked.
-    if (in.image.width == 0) note_buffer(in.bytes.data(), device_->input_bytes());
+    if (in.image.width == 0 && !in.view) note_buffer(in.bytes.data(), device_->input_bytes());
     note_buffer(out.bytes.data(), out.bytes.size());
     if (Status s = device_->submit(host_in, out.bytes.data(), s_.frame_seconds); !s.ok()) return s;
     if (log_) {  // waits for this frame's kernels (not its download): the log is in frame order
@@ -239,7 +241,7 @@ Status FrameMapper::map_on_cpu(Frame& in, Frame& out) {
   const OutputLayout layout = s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p;
   // The commonest video case in one fused path: no display image between the map and the encode.
   if (fast_ && s_.glare.strength <= 0 && in.image.width == 0 && FastVideo::fuses(s_.params)) {
-    if (Status s = fast_->map(in.bytes.data(), s_.params, s_.temporal ? &hook : nullptr, layout, cs.dither, scene_, stats_,
+    if (Status s = fast_->map(in.data(), s_.params, s_.temporal ? &hook : nullptr, layout, cs.dither, scene_, stats_,
                               out.bytes.data());
         !s.ok())
       return s;

@@ -332,6 +332,14 @@ TEST_F(StreamCli, TruncatedInputWritesEveryEarlierFrame) {
   EXPECT_NE(r.err.find("truncated frame 3"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the 3 frames before it were written"), std::string::npos) << r.err;
   EXPECT_EQ(file("cut.rgb"), Bytes(full.begin(), full.begin() + 3 * kRgbFrame));
+  // A regular file with --backend cpu is read in place (SourceOptions::zero_copy: frames point
+  // into a mapping of it): the same frames as through the pipe, and the same truncation error.
+  ASSERT_EQ(sh("cat full.raw | $T stream - piped.rgb" + args).code, 0);
+  EXPECT_EQ(file("piped.rgb"), full);
+  r = sh("$T stream cut.raw cut_mapped.rgb" + args);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("truncated frame 3"), std::string::npos) << r.err;
+  EXPECT_EQ(file("cut_mapped.rgb"), Bytes(full.begin(), full.begin() + 3 * kRgbFrame));
 
   // y4m: cut inside a frame's data, and a corrupt FRAME line.
   const Bytes y4m = y4m_clip(4, 10);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "stream/fd_io.hpp"
 #include "stream/sequence_pattern.hpp"
 #include "stream/y4m.hpp"
 
@@ -131,4 +132,58 @@ TEST(StreamSequence, PatternsAndGaps) {
   EXPECT_EQ(scan_sequence(pattern, 8)->count, 1);  // starting after the gap is fine
   EXPECT_FALSE(scan_sequence(*parse_sequence_pattern((dir / "none.%04d.exr").string()), std::nullopt).ok());
   fs::remove_all(dir);
+}
+
+// InputStream::view (zero-copy reads of a regular file): bytes in place at the right position
+// after a sniff and its unread, mixed with read(), the end of the file, a file grown past the
+// mapping (read() takes over), and one truncated while read (a clear error, not a SIGBUS).
+TEST(StreamInput, ViewsARegularFileInPlace) {
+  const fs::path path = fs::temp_directory_path() / ("tonekit_view_" + std::to_string(::getpid()) + ".bin");
+  {
+    std::ofstream f(path, std::ios::binary);
+    for (int i = 0; i < 1000; ++i) f.put(static_cast<char>(i & 0xFF));
+  }
+  {
+    InputStream in;
+    ASSERT_TRUE(in.open(path.string(), nullptr).ok());
+    char head[10];
+    ASSERT_EQ(*in.read(head, sizeof head), sizeof head);
+    in.unread(head, sizeof head);
+    std::size_t got = 0;
+    auto v = in.view(100, got);
+    ASSERT_TRUE(v.ok() && *v) << (v.ok() ? "no view" : v.status().message());
+    ASSERT_EQ(got, 100u);
+    for (int i = 0; i < 100; ++i) ASSERT_EQ((*v)[i], static_cast<std::uint8_t>(i));
+    unsigned char five[5];
+    ASSERT_EQ(*in.read(five, 5), 5u);
+    EXPECT_EQ(five[0], 100);
+    v = in.view(1000, got);  // to the end: fewer than asked
+    ASSERT_TRUE(v.ok() && *v);
+    EXPECT_EQ(got, 895u);
+    EXPECT_EQ((*v)[0], 105);
+    v = in.view(10, got);
+    ASSERT_TRUE(v.ok());
+    EXPECT_EQ(got, 0u) << "the end of the file";
+    {
+      std::ofstream f(path, std::ios::binary | std::ios::app);
+      f.write("appended!!", 10);
+    }
+    v = in.view(10, got);
+    ASSERT_TRUE(v.ok());
+    EXPECT_EQ(*v, nullptr) << "grown past the mapping: read() takes the new bytes";
+    char tail[10];
+    ASSERT_EQ(*in.read(tail, 10), 10u);
+    EXPECT_EQ(std::string(tail, 10), "appended!!");
+  }
+  {
+    InputStream in;
+    ASSERT_TRUE(in.open(path.string(), nullptr).ok());
+    std::size_t got = 0;
+    ASSERT_TRUE(in.view(10, got).ok());
+    fs::resize_file(path, 5);
+    auto v = in.view(100, got);
+    ASSERT_FALSE(v.ok());
+    EXPECT_NE(v.status().message().find("shrank"), std::string::npos) << v.status().message();
+  }
+  fs::remove(path);
 }

@@ -36,12 +36,8 @@ Status AutoSelector::choose(const Image& image, Params& params, const std::strin
     chosen += buf;
   }
   if (chosen.empty()) chosen = "nothing to search (no continuous parameters)";
-  // On the GPU, the colour penalty's CPU time and the part of it not hidden behind the GPU's
-  // scoring (src/cuda/quality/auto_params_gpu.cpp: why it stays on the CPU).
-  char where[128] = "";
-  if (r->backend == Backend::cuda)
-    std::snprintf(where, sizeof where, " on cuda (colour penalty on the CPU: %.1f ms, %.1f ms of it waited for)",
-                  1e3 * r->colour_seconds, 1e3 * r->colour_wait_seconds);
+  // Where the candidates were mapped and scored (GpuAutoParams: every metric on the device).
+  const char* where = r->backend == Backend::cuda ? " on cuda (mapped and scored on the device)" : "";
   std::fprintf(stderr,
                "tonekit: auto: %s: %s %s; J %.4f (start %.4f): TMQI %.4f, FSITM %.4f, CIEDE2000 %.2f; "
                "%d evaluations in %.2f s on a %dx%d proxy%s\n",

@@ -1,11 +1,13 @@
 // Objective quality on the GPU (issue 17: "a score live at 4K (<= 50 ms)"): GpuQuality's TMQI +
-// FSITM, each alone, the LDR side against a prepared reference (what the studio and map --auto pay
-// per candidate) and the host entry (pageable uploads included), against the CPU reference.
+// FSITM, each alone, colour fidelity alone, all three, the LDR side against a prepared reference
+// (what the studio and map --auto pay per candidate: with and without colour) and the host entry
+// (pageable uploads included), against the CPU reference (TMQI, FSITM, colour fidelity).
 // GPU rows: CUDA events around each call on a user stream (every call ends by synchronising,
 // since the scores come back to the host), --warmup runs first (default 3, plans and scratch
 // sized there), then the median, min and 90th percentile of --iters runs (default 30), inputs
 // rotated over 3 pairs so no run reads a cached input twice in a row. CPU rows: wall time of
-// quality::tmqi / quality::fsitm after one warm-up (--cpu-runs, default 1; --no-cpu skips them).
+// quality::tmqi / quality::fsitm / quality::colour_fidelity after one warm-up (--cpu-runs,
+// default 1; --no-cpu skips them).
 // Output: a table, then `row,...` CSV lines (bench/QUALITY_NOTES.md has the results).
 #include <cuda_runtime.h>
 
@@ -205,11 +207,20 @@ int main(int argc, char** argv) {
     gpu_row("gpu tmqi+fsitm (device views)", device_score(GpuMetrics::both));
     gpu_row("gpu tmqi (device views)", device_score(GpuMetrics::tmqi));
     gpu_row("gpu fsitm (device views)", device_score(GpuMetrics::fsitm));
+    gpu_row("gpu colour (device views)", device_score(GpuMetrics::colour));
+    gpu_row("gpu all three (device views)", device_score(GpuMetrics::all));
     // The LDR side alone: the reference prepared once from pair 0, LDRs rotated.
-    if (Status s = q.set_reference(dev[0].hdr_view, stream, GpuMetrics::both); s.ok())
+    if (Status s = q.set_reference(dev[0].hdr_view, stream, GpuMetrics::all); s.ok()) {
       gpu_row("gpu ldr side, reference set", [&](int k) {
         return q.score_against_reference(dev[k].ldr_view, stream, GpuMetrics::both).status();
       });
+      gpu_row("gpu colour, reference set", [&](int k) {
+        return q.score_against_reference(dev[k].ldr_view, stream, GpuMetrics::colour).status();
+      });
+      gpu_row("gpu ldr side + colour, ref. set", [&](int k) {
+        return q.score_against_reference(dev[k].ldr_view, stream, GpuMetrics::all).status();
+      });
+    }
     // The host entry: pageable uploads of the float RGB HDR and the 8-bit LDR included.
     gpu_row("gpu tmqi+fsitm (host images)",
             [&](int k) { return q.score(pairs[k].hdr, pairs[k].ldr, GpuMetrics::both).status(); });
@@ -234,6 +245,7 @@ int main(int argc, char** argv) {
       };
       cpu_row("cpu tmqi", [&] { return quality::tmqi(pairs[0].hdr, pairs[0].ldr).status(); });
       cpu_row("cpu fsitm", [&] { return quality::fsitm(pairs[0].hdr, pairs[0].ldr).status(); });
+      cpu_row("cpu colour", [&] { return quality::colour_fidelity(pairs[0].hdr, pairs[0].ldr).status(); });
     }
     for (DevicePair& d : dev) {
       CK(cudaFree(d.hdr));

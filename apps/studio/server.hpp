@@ -9,7 +9,8 @@
 //                                frame, fps, temporal: {on, tau_brighten, ...} (sequences)}
 //                               -> RGBA8 or PNG; X-Tonekit-Width/-Height/-Timings, Server-Timing
 //   POST /api/histogram         same body -> log10 luminance histogram and the measured curve
-//   POST /api/quality           render body -> TMQI {q, s, n, s_per_scale} and FSITM {mean, channel}
+//   POST /api/quality           render body -> TMQI {q, s, n, s_per_scale}, FSITM {mean, channel} and colour
+//                               fidelity {delta_e2000_mean, delta_e2000_p95, hue_shift_mean_deg, chromatic_pixels}
 //                               of the preview-size view, with the ms (400 below 161 px a side)
 //   POST /api/auto              render body -> auto_params from its operator/params: the chosen
 //                               {params}, start and chosen scores, searched names, ms

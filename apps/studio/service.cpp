@@ -294,14 +294,20 @@ Result<json> StudioService::quality(const RenderRequest& request) {
     if (!tmqi.ok()) return tmqi.status();
     auto fsitm = quality::fsitm(hdr, out);
     if (!fsitm.ok()) return fsitm.status();
+    auto colour = quality::colour_fidelity(hdr, out);
+    if (!colour.ok()) return colour.status();
     scores.tmqi = *tmqi;
     scores.fsitm = *fsitm;
+    scores.colour = *colour;
   }
   const quality::TmqiScore& tmqi = scores.tmqi;
   const quality::FsitmScore& fsitm = scores.fsitm;
+  const quality::ColourFidelity& colour = scores.colour;
   return json{{"tmqi", {{"q", tmqi.q}, {"s", tmqi.s}, {"n", tmqi.n}, {"s_per_scale", tmqi.s_per_scale},
                         {"mean_luminance", tmqi.mean_luminance}, {"contrast", tmqi.contrast}}},
               {"fsitm", {{"mean", fsitm.mean}, {"channel", fsitm.channel}}},
+              {"colour", {{"delta_e2000_mean", colour.delta_e2000_mean}, {"delta_e2000_p95", colour.delta_e2000_p95},
+                          {"hue_shift_mean_deg", colour.hue_shift_mean_deg}, {"chromatic_pixels", colour.chromatic_pixels}}},
               {"width", hdr.width}, {"height", hdr.height}, {"render_ms", timings.total_ms},
               {"score_ms", ms_since(s0)}, {"ms", ms_since(t0)}, {"scorer", on_gpu ? "cuda" : "cpu"}};
 }
@@ -320,7 +326,7 @@ bool StudioService::score_on_gpu(const Image& hdr, const OutputImage& out, quali
     }
     gpu_quality_ = std::move(*created);
   }
-  auto r = gpu_quality_->score(hdr, out);
+  auto r = gpu_quality_->score(hdr, out, quality::GpuMetrics::all);
   // unsupported (no cuFFT) stays so: later views go straight to the CPU.
   if (!r.ok()) {
     gpu_quality_unavailable_ = r.status().code() == StatusCode::unsupported;

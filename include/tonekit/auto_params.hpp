@@ -42,9 +42,6 @@ struct AutoResult {
   int proxy_width = 0, proxy_height = 0;
   // Where the candidates were mapped and scored: cpu (auto_params) or cuda (GpuAutoParams).
   Backend backend = Backend::cpu;
-  // cuda: the colour penalty's CPU time summed over the candidates, and the part of it the search
-  // waited for (the rest ran while the GPU scored TMQI and FSITM); 0 on the CPU.
-  double colour_seconds = 0.0, colour_wait_seconds = 0.0;
 };
 
 // Searches the continuous (non-integer) own parameters of `start.op()` with finite, searchable

@@ -2,9 +2,8 @@
 // (tonekit/auto_params.hpp: the same checks, proxy, candidates, objective and budget; one text,
 // src/quality/auto_search.hpp) with each candidate mapped on the device by a ToneMapper and
 // scored there by quality::GpuQuality against the proxy's HDR side, computed once per search.
-// The proxy is uploaded once; per candidate only the 8-bit proxy render comes back, for the
-// colour penalty (mean CIEDE2000, quality::colour_fidelity on the CPU, run while the GPU scores
-// TMQI and FSITM: src/cuda/quality/auto_params_gpu.cpp says why it stays there).
+// The proxy is uploaded once; per candidate nothing but the scores comes back: TMQI, FSITM and
+// the colour penalty (mean CIEDE2000, from the CPU's per-pixel text) all run on the device.
 //
 // Agreement with the CPU search: the device map agrees with the CPU's within 1 LSB (>= 99.99 % of
 // samples equal) and the scores within tests/gpu/test_gpu_quality.cpp's tolerances, so both

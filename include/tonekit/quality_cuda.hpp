@@ -1,9 +1,12 @@
-// TMQI and FSITM on the GPU (issue 17: "the GPU path where the studio needs a score live at 4K"):
-// the same definitions, inputs, checks and bad-pixel policy as the CPU reference
-// (tonekit/quality.hpp, src/quality/), the same TmqiScore and FsitmScore. TMQI's local statistics
-// run in float64 as on the CPU; FSITM's log-Gabor responses through cuFFT in float64 (D2Z/Z2D),
-// loaded at run time like the blur's (no link-time dependency on libcufft). Differences from the
-// CPU and their reasons: tests/gpu/test_gpu_quality.cpp; speed: bench/QUALITY_NOTES.md.
+// TMQI, FSITM and colour fidelity on the GPU (issue 17: "the GPU path where the studio needs a
+// score live at 4K"): the same definitions, inputs, checks and bad-pixel policy as the CPU
+// reference (tonekit/quality.hpp, src/quality/), the same TmqiScore, FsitmScore and
+// ColourFidelity. TMQI's local statistics run in float64 as on the CPU; FSITM's log-Gabor
+// responses through cuFFT in float64 (D2Z/Z2D), loaded at run time like the blur's (no link-time
+// dependency on libcufft); colour fidelity from the CPU's own per-pixel text
+// (src/quality/colour_maths.hpp) in float64, its 95th percentile by a radix sort (the CPU's
+// element exactly). Differences from the CPU and their reasons: tests/gpu/test_gpu_quality.cpp;
+// speed: bench/QUALITY_NOTES.md.
 //
 // GpuQuality owns its device scratch (sized for the largest frame seen; it grows, never shrinks),
 // cuFFT plans and log-Gabor filters (rebuilt when the frame's shape changes). Scoring enqueues on
@@ -24,12 +27,17 @@ struct CUstream_st;  // cudaStream_t without cuda_runtime.h
 
 namespace tonekit::quality {
 
-// Which metrics a call computes (FSITM is most of the time: bench/QUALITY_NOTES.md).
-enum class GpuMetrics : unsigned { tmqi = 1, fsitm = 2, both = 3 };
+// Which metrics a call computes, a set of bits (FSITM is most of the time: bench/QUALITY_NOTES.md).
+// `both` is TMQI and FSITM (the set before colour fidelity came to the GPU); `all` adds colour.
+enum class GpuMetrics : unsigned { tmqi = 1, fsitm = 2, both = 3, colour = 4, all = 7 };
+constexpr GpuMetrics operator|(GpuMetrics a, GpuMetrics b) {
+  return static_cast<GpuMetrics>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
 
 struct GpuScores {
-  TmqiScore tmqi;    // zero when not asked for
-  FsitmScore fsitm;  // zero when not asked for
+  TmqiScore tmqi;         // zero when not asked for
+  FsitmScore fsitm;       // zero when not asked for
+  ColourFidelity colour;  // zero when not asked for
 };
 
 class GpuQuality {
@@ -52,7 +60,8 @@ class GpuQuality {
                           GpuMetrics which = GpuMetrics::both);
 
   // The split form for many tone-mapped versions of one source (map --auto, the studio): the HDR
-  // side (TMQI's stretched luminance pyramid, FSITM's three phase maps) is computed once, then
+  // side (TMQI's stretched luminance pyramid, FSITM's three phase maps, colour fidelity's
+  // sanitised RGB, kept so that the caller may release the HDR) is computed once, then
   // each score_against_reference() runs only the LDR side. `which` of a score must be within
   // the reference's; the LDR must have the reference's size.
   Status set_reference(const Image& hdr, GpuMetrics which = GpuMetrics::both);

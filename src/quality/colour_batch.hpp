@@ -1,7 +1,7 @@
-// Vectorised runs of the quality metrics' per-pixel maths (colour_batch.cpp): L*a*b* of linear
-// BT.709 RGB, CIEDE2000, the hue-angle shift and FSITM's phase angle, n pixels at a time in
-// structure-of-arrays form. Inputs are
-// finite (the callers pass sanitised values).
+// Vectorised runs of the quality metrics' per-pixel maths (colour_batch.cpp; the colour maths is
+// quality/colour_maths.hpp): L*a*b* of linear BT.709 RGB, CIEDE2000, the hue-angle shift, the
+// whole colour-fidelity term of a pixel, and FSITM's phase angle, n pixels at a time in
+// structure-of-arrays form. Inputs are finite (the callers pass sanitised values).
 #pragma once
 #include <cstddef>
 
@@ -16,6 +16,11 @@ void ciede2000_batch(const double* l1, const double* a1, const double* b1, const
 // chroma >= min_chroma (shift 0 and counted 0 elsewhere, counted 1 there).
 void hue_shift_batch(const double* a1, const double* b1, const double* a2, const double* b2, int n, double min_chroma,
                      double* shift, double* counted);
+// colour_terms (colour_maths.hpp) of n pixels: the HDR source's linear RGB and the shown
+// (display-linear) RGB in; the CIEDE2000, the hue shift, 1/0 for counted and for compared out.
+void colour_terms_batch(const double* source_r, const double* source_g, const double* source_b, const double* shown_r,
+                        const double* shown_g, const double* shown_b, int n, double* delta_e, double* shift,
+                        double* counted, double* compared);
 
 // The phase angle of FSITM's phase congruency (phase_congruency.cpp): atan2(even, sqrt(odd_x^2 +
 // odd_y^2)) over n pixels.

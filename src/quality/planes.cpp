@@ -12,11 +12,25 @@ namespace tonekit::quality {
 namespace detail {
 
 double ldr_code(const OutputImage& ldr, std::size_t pixel, int channel) {
+  const unsigned v = ldr_raw_code(ldr, pixel, channel);
+  return ldr.type == PixelType::u8 ? v : v / 257.0;
+}
+
+unsigned ldr_raw_code(const OutputImage& ldr, std::size_t pixel, int channel) {
   const std::size_t i = pixel * static_cast<std::size_t>(ldr.channels) + static_cast<std::size_t>(channel);
   if (ldr.type == PixelType::u8) return ldr.bytes[i];
   std::uint16_t v;
   std::memcpy(&v, ldr.bytes.data() + 2 * i, 2);
-  return v / 257.0;
+  return v;
+}
+
+std::vector<double> shown_linear_table(PixelType type) {
+  std::vector<double> table(type == PixelType::u16 ? 65536 : 256);
+  for (std::size_t code = 0; code < table.size(); ++code) {
+    const double on_255 = type == PixelType::u16 ? static_cast<double>(code) / 257.0 : static_cast<double>(code);
+    table[code] = core::decode_srgb(on_255 / 255.0);
+  }
+  return table;
 }
 
 double hdr_value(const Image& hdr, std::size_t pixel, int channel) {

@@ -22,5 +22,12 @@ Status check_pair_shape(int hdr_width, int hdr_height, int hdr_channels, int ldr
                         int ldr_channels, PixelType ldr_type);
 // Code value of channel c of pixel i on the 0..255 scale (16-bit codes / 257).
 double ldr_code(const OutputImage& ldr, std::size_t pixel, int channel);
+// Raw code value of channel c of pixel i (0..255 or 0..65535).
+unsigned ldr_raw_code(const OutputImage& ldr, std::size_t pixel, int channel);
+// The display-linear value colour fidelity reads for each code of a u8 or u16 tone-mapped image
+// (256 or 65536 entries): core::decode_srgb of the code on the 0..255 scale. Computed here on the
+// host for the CPU metric and uploaded as is by the GPU's (colour_gpu.cu), so that both read the
+// same bits (CUDA's pow and glibc's differ in the last one).
+std::vector<double> shown_linear_table(PixelType type);
 
 }  // namespace tonekit::quality::detail

@@ -1,4 +1,4 @@
-// GpuQuality (TMQI and FSITM on the device, include/tonekit/quality_cuda.hpp) against the CPU
+// GpuQuality (TMQI, FSITM and colour fidelity on the device, include/tonekit/quality_cuda.hpp) against the CPU
 // reference (src/quality/) and issue 17's pinned validation values (style.md 10: awkward sizes,
 // a user stream, strided device rows, poisoned memory, bad pixels, size errors).
 // Tolerances and their reasons:
@@ -19,6 +19,18 @@
 //    round differently by ~1e-16 of the responses, so only pixels whose angle lies within that of
 //    zero can flip: none but a handful on textured images. Large flat areas (clipped whites)
 //    would flip at random on either backend (their responses are rounding noise): not used here.
+//  - colour fidelity's CIEDE2000 mean and 95th percentile and the mean hue shift: 1e-9 (1 + |cpu|).
+//    The per-pixel maths is one text (src/quality/colour_maths.hpp) on the same inputs (the
+//    sanitised floats, the CPU's own decode table, the lightness match rounded as the CPU's with
+//    -fmad=false); what differs is atan2, sin, cos, exp and cbrt (CUDA's against libmvec's, each
+//    within a few ulp), which the CPU's own vectorised and scalar compilations of that text show
+//    as ~1e-12 relative (test_quality_colour.cpp allows them 1e-9 (1 + dE) on random colours),
+//    and the order of the sums (CUB's tree against the CPU's bands, ~1e-16 relative). The 95th
+//    percentile is the same order statistic of values that each move by at most that much, so it
+//    moves by no more. The chromatic count (chroma >= 5 in both images): equal unless a pixel's
+//    chroma lies within ~1e-12 of 5; kChromaticSlack = 2 pixels allows that, expected 0.
+//  - the Sharma pairs through the device's CIEDE2000 (the shared text in a kernel): the published
+//    4 decimals (5e-5) as the CPU test, and 1e-9 (1 + dE) of the CPU's scalar reference.
 //  - the pinned validation values: the issue's 1e-6 (TMQI) and 1e-3 (FSITM red).
 //  - device entry against host entry, reference reuse, repeated runs: bit-identical (the same
 //    kernels in the same order; CUB's reductions are deterministic; the FSITM counts are integers).
@@ -35,9 +47,11 @@
 #include <string>
 #include <vector>
 
+#include "cuda/quality/quality_gpu.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "tonekit/quality.hpp"
 #include "tonekit/quality_cuda.hpp"
+#include "unit/colour_fixtures.hpp"
 #include "unit/quality_fixtures.hpp"
 
 using namespace tonekit;
@@ -51,6 +65,8 @@ constexpr double kTmqiRel = 1e-9;
 constexpr double kStatsRel = 1e-12;
 constexpr double kNaturalnessRel = 1e-10;
 constexpr double kFsitmAbs = 1e-4;
+constexpr double kColourRel = 1e-9;  // of (1 + |cpu|)
+constexpr long long kChromaticSlack = 2;
 
 std::unique_ptr<GpuQuality> make_quality() {
   auto q = GpuQuality::create();
@@ -113,6 +129,35 @@ void expect_fsitm_matches(const quality::FsitmScore& g, const quality::FsitmScor
   EXPECT_NEAR(g.mean, c.mean, kFsitmAbs) << where << " FSITM mean";
 }
 
+void expect_colour_matches(const quality::ColourFidelity& g, const quality::ColourFidelity& c,
+                           const std::string& where) {
+  EXPECT_NEAR(g.delta_e2000_mean, c.delta_e2000_mean, kColourRel * (1.0 + std::abs(c.delta_e2000_mean)))
+      << where << " CIEDE2000 mean";
+  EXPECT_NEAR(g.delta_e2000_p95, c.delta_e2000_p95, kColourRel * (1.0 + std::abs(c.delta_e2000_p95)))
+      << where << " CIEDE2000 p95";
+  EXPECT_NEAR(g.hue_shift_mean_deg, c.hue_shift_mean_deg, kColourRel * (1.0 + std::abs(c.hue_shift_mean_deg)))
+      << where << " hue shift";
+  EXPECT_LE(std::abs(static_cast<long long>(g.chromatic_pixels) - static_cast<long long>(c.chromatic_pixels)),
+            kChromaticSlack)
+      << where << " chromatic pixels: gpu " << g.chromatic_pixels << " cpu " << c.chromatic_pixels;
+}
+
+// Colour fidelity alone on the GPU against the CPU, with the measured differences printed.
+void compare_colour_with_cpu(GpuQuality& q, const test::QualityPair& p, const std::string& where) {
+  auto g = q.score(p.hdr, p.ldr, GpuMetrics::colour);
+  ASSERT_TRUE(g.ok()) << where << ": " << g.status().message();
+  auto c = quality::colour_fidelity(p.hdr, p.ldr);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  expect_colour_matches(g->colour, *c, where);
+  std::printf("[ quality ] %-24s dE mean gpu %.12f cpu %.12f (diff %.1e), p95 diff %.1e, hue diff %.1e, "
+              "chromatic gpu %zu cpu %zu\n",
+              where.c_str(), g->colour.delta_e2000_mean, c->delta_e2000_mean,
+              std::abs(g->colour.delta_e2000_mean - c->delta_e2000_mean),
+              std::abs(g->colour.delta_e2000_p95 - c->delta_e2000_p95),
+              std::abs(g->colour.hue_shift_mean_deg - c->hue_shift_mean_deg), g->colour.chromatic_pixels,
+              c->chromatic_pixels);
+}
+
 void expect_identical(const GpuScores& a, const GpuScores& b, const std::string& where) {
   EXPECT_EQ(a.tmqi.q, b.tmqi.q) << where;
   EXPECT_EQ(a.tmqi.s, b.tmqi.s) << where;
@@ -121,11 +166,16 @@ void expect_identical(const GpuScores& a, const GpuScores& b, const std::string&
   EXPECT_EQ(a.tmqi.mean_luminance, b.tmqi.mean_luminance) << where;
   EXPECT_EQ(a.tmqi.contrast, b.tmqi.contrast) << where;
   for (int k = 0; k < 3; ++k) EXPECT_EQ(a.fsitm.channel[k], b.fsitm.channel[k]) << where << " channel " << k;
+  EXPECT_EQ(a.colour.delta_e2000_mean, b.colour.delta_e2000_mean) << where;
+  EXPECT_EQ(a.colour.delta_e2000_p95, b.colour.delta_e2000_p95) << where;
+  EXPECT_EQ(a.colour.hue_shift_mean_deg, b.colour.hue_shift_mean_deg) << where;
+  EXPECT_EQ(a.colour.chromatic_pixels, b.colour.chromatic_pixels) << where;
 }
 
-// GPU against CPU on one pair: TMQI always, FSITM where both backends have their FFT.
+// GPU against CPU on one pair: TMQI and colour fidelity always, FSITM where both backends have
+// their FFT.
 void compare_with_cpu(GpuQuality& q, const test::QualityPair& p, const std::string& where, bool fsitm) {
-  auto g = q.score(p.hdr, p.ldr, fsitm ? GpuMetrics::both : GpuMetrics::tmqi);
+  auto g = q.score(p.hdr, p.ldr, (fsitm ? GpuMetrics::both : GpuMetrics::tmqi) | GpuMetrics::colour);
   ASSERT_TRUE(g.ok()) << where << ": " << g.status().message();
   auto c = quality::tmqi(p.hdr, p.ldr);
   ASSERT_TRUE(c.ok()) << c.status().message();
@@ -140,7 +190,12 @@ void compare_with_cpu(GpuQuality& q, const test::QualityPair& p, const std::stri
                 std::max({std::abs(g->fsitm.channel[0] - f->channel[0]), std::abs(g->fsitm.channel[1] - f->channel[1]),
                           std::abs(g->fsitm.channel[2] - f->channel[2])}));
   }
-  std::printf("\n");
+  auto colour = quality::colour_fidelity(p.hdr, p.ldr);
+  ASSERT_TRUE(colour.ok()) << colour.status().message();
+  expect_colour_matches(g->colour, *colour, where);
+  std::printf("  dE gpu %.9f cpu %.9f (mean diff %.1e, p95 diff %.1e)\n", g->colour.delta_e2000_mean,
+              colour->delta_e2000_mean, std::abs(g->colour.delta_e2000_mean - colour->delta_e2000_mean),
+              std::abs(g->colour.delta_e2000_p95 - colour->delta_e2000_p95));
 }
 
 // Device copies of a host pair with padded rows (`hdr_pad`, `ldr_pad` bytes), padding bytes set to
@@ -250,7 +305,7 @@ TEST(GpuQuality, DeviceViewsUserStreamAndReferenceReuse) {
   REQUIRE_GPU();
   auto q = make_quality();
   ASSERT_TRUE(q);
-  const GpuMetrics which = gpu_fsitm_available(*q) ? GpuMetrics::both : GpuMetrics::tmqi;
+  const GpuMetrics which = (gpu_fsitm_available(*q) ? GpuMetrics::both : GpuMetrics::tmqi) | GpuMetrics::colour;
   const test::QualityPair a = textured_pair(1001, 257, 4, PixelType::u8, 21);
   test::QualityPair b = a;
   for (auto& v : b.ldr.bytes) v = static_cast<std::uint8_t>(v / 2 + 20);  // another mapping of the same source
@@ -272,6 +327,7 @@ TEST(GpuQuality, DeviceViewsUserStreamAndReferenceReuse) {
     expect_identical(*ref_a, *host_a, "reference reuse a");
     expect_identical(*ref_b, *host_b, "reference reuse b");
     EXPECT_NE(ref_a->tmqi.q, ref_b->tmqi.q);
+    EXPECT_NE(ref_a->colour.delta_e2000_mean, ref_b->colour.delta_e2000_mean);
     // The legacy default stream too.
     auto dflt = q->score(da.hdr_view, da.ldr_view, nullptr, which);
     ASSERT_TRUE(dflt.ok());
@@ -283,6 +339,12 @@ TEST(GpuQuality, DeviceViewsUserStreamAndReferenceReuse) {
   ASSERT_TRUE(only_tmqi.ok());
   EXPECT_EQ(only_tmqi->tmqi.q, host_a->tmqi.q);
   EXPECT_EQ(only_tmqi->fsitm.mean, 0.0);
+  EXPECT_EQ(only_tmqi->colour.delta_e2000_mean, 0.0);
+  auto only_colour = q->score(a.hdr, a.ldr, GpuMetrics::colour);
+  ASSERT_TRUE(only_colour.ok());
+  EXPECT_EQ(only_colour->colour.delta_e2000_mean, host_a->colour.delta_e2000_mean);
+  EXPECT_EQ(only_colour->colour.delta_e2000_p95, host_a->colour.delta_e2000_p95);
+  EXPECT_EQ(only_colour->tmqi.q, 0.0);
   // The host entry's split form.
   ASSERT_TRUE(q->set_reference(b.hdr, which).ok());
   auto again = q->score_against_reference(b.ldr, which);
@@ -297,12 +359,12 @@ TEST(GpuQuality, PoisonedAndReusedScratch) {
   REQUIRE_GPU();
   const test::QualityPair small = textured_pair(300, 200, 3, PixelType::u8, 31);
   const test::QualityPair large = textured_pair(1920, 1080, 3, PixelType::u8, 32);
-  GpuMetrics which = GpuMetrics::tmqi;
+  GpuMetrics which = GpuMetrics::tmqi | GpuMetrics::colour;
   GpuScores fresh_small;
   {
     auto q = make_quality();
     ASSERT_TRUE(q);
-    if (gpu_fsitm_available(*q)) which = GpuMetrics::both;
+    if (gpu_fsitm_available(*q)) which = GpuMetrics::all;
     auto r = q->score(small.hdr, small.ldr, which);
     ASSERT_TRUE(r.ok()) << r.status().message();
     fresh_small = *r;
@@ -323,6 +385,7 @@ TEST(GpuQuality, PoisonedAndReusedScratch) {
   auto big = q->score(large.hdr, large.ldr, which);
   ASSERT_TRUE(big.ok()) << big.status().message();
   EXPECT_TRUE(std::isfinite(big->tmqi.q));
+  EXPECT_TRUE(std::isfinite(big->colour.delta_e2000_p95));
   const std::size_t grown = q->scratch_bytes();
   auto again = q->score(small.hdr, small.ldr, which);
   ASSERT_TRUE(again.ok()) << again.status().message();
@@ -374,6 +437,7 @@ TEST(GpuQuality, RejectsBadInputs) {
   {
     ASSERT_TRUE(q->set_reference(ok.hdr, GpuMetrics::tmqi).ok());
     EXPECT_FALSE(q->score_against_reference(ok.ldr, GpuMetrics::both).ok()) << "FSITM was not prepared";
+    EXPECT_FALSE(q->score_against_reference(ok.ldr, GpuMetrics::colour).ok()) << "colour was not prepared";
     const test::QualityPair other = test::validation_pair(170, 200);
     auto r = q->score_against_reference(other.ldr, GpuMetrics::tmqi);
     ASSERT_FALSE(r.ok());
@@ -401,4 +465,77 @@ TEST(GpuQuality, RejectsBadInputs) {
   auto c = quality::tmqi(ok.hdr, ok.ldr);
   ASSERT_TRUE(c.ok());
   expect_tmqi_matches(r->tmqi, *c, "after errors");
+}
+
+// The Sharma, Wu & Dalal pairs through the device's CIEDE2000 (colour_maths.hpp's ciede2000_of in
+// a kernel, the text the CPU compiles): the published values, the CPU's scalar reference, and
+// 5000 random pairs (neutral ones among them) against it.
+TEST(GpuQuality, Ciede2000SharmaPairsOnTheDevice) {
+  REQUIRE_GPU();
+  std::vector<double> pairs;
+  for (const auto& p : test::kSharmaPairs) pairs.insert(pairs.end(), p, p + 6);
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> lum(0.0, 100.0), ab(-100.0, 100.0);
+  for (int i = 0; i < 5000; ++i) {
+    const bool neutral = i % 50 == 0;
+    pairs.insert(pairs.end(), {lum(rng), neutral ? 0.0 : ab(rng), neutral ? 0.0 : ab(rng), lum(rng), ab(rng), ab(rng)});
+  }
+  const int n = static_cast<int>(pairs.size() / 6);
+  double *d_pairs = nullptr, *d_out = nullptr;
+  CUDA_OK(cudaMalloc(&d_pairs, pairs.size() * sizeof(double)));
+  CUDA_OK(cudaMalloc(&d_out, n * sizeof(double)));
+  CUDA_OK(cudaMemcpy(d_pairs, pairs.data(), pairs.size() * sizeof(double), cudaMemcpyHostToDevice));
+  const Status launched = quality::gpu::ciede2000_pairs(d_pairs, n, d_out, nullptr);
+  std::vector<double> out(n);
+  CUDA_OK(cudaMemcpy(out.data(), d_out, n * sizeof(double), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaFree(d_pairs));
+  CUDA_OK(cudaFree(d_out));
+  ASSERT_TRUE(launched.ok()) << launched.message();
+  double worst = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double* p = pairs.data() + 6 * i;
+    const double cpu = quality::ciede2000({p[0], p[1], p[2]}, {p[3], p[4], p[5]});
+    ASSERT_NEAR(out[i], cpu, 1e-9 * (1.0 + cpu)) << "pair " << i;
+    worst = std::max(worst, std::abs(out[i] - cpu) / (1.0 + cpu));
+    if (i < 34) EXPECT_NEAR(out[i], test::kSharmaPairs[i][6], 5e-5) << "Sharma pair " << i + 1;
+  }
+  std::printf("[ quality ] CIEDE2000 device against the CPU's scalar text: max |diff| / (1 + dE) %.1e over %d pairs\n",
+              worst, n);
+}
+
+// The CPU colour tests' fixtures (a saturated gradient rendered faithfully, desaturated, with
+// swapped channels), a source with black pixels and rows (left out of every statistic), an
+// all-black source (nothing compared: zeros, as the CPU) and 16-bit codes.
+TEST(GpuQuality, ColourMatchesCpuOnItsFixtures) {
+  REQUIRE_GPU();
+  auto q = make_quality();
+  ASSERT_TRUE(q);
+  auto as_pair = [](test::ColourScene s) { return test::QualityPair{std::move(s.hdr), std::move(s.ldr)}; };
+  compare_colour_with_cpu(*q, as_pair(test::colour_scene(1.0)), "colour faithful");
+  compare_colour_with_cpu(*q, as_pair(test::colour_scene(0.5)), "colour pale");
+  test::QualityPair swapped = as_pair(test::colour_scene(1.0));
+  for (std::size_t i = 0; i < swapped.ldr.bytes.size(); i += 3) std::swap(swapped.ldr.bytes[i], swapped.ldr.bytes[i + 1]);
+  compare_colour_with_cpu(*q, swapped, "colour swapped");
+
+  test::QualityPair black = textured_pair(401, 233, 3, PixelType::u8, 41);
+  for (std::size_t px = 0; px < black.hdr.pixels.size() / 3; px += 7)
+    for (int c = 0; c < 3; ++c) black.hdr.pixels[3 * px + c] = 0.0f;
+  for (int x = 0; x < 401; ++x)
+    for (int c = 0; c < 3; ++c) black.hdr.pixels[3 * (100 * 401 + x) + c] = -1.0f;  // negative: black by policy
+  compare_colour_with_cpu(*q, black, "colour black pixels");
+  auto c = quality::colour_fidelity(black.hdr, black.ldr);
+  ASSERT_TRUE(c.ok());
+  EXPECT_GT(c->delta_e2000_mean, 0.0);
+
+  test::QualityPair none = textured_pair(200, 170, 3, PixelType::u8, 42);
+  std::fill(none.hdr.pixels.begin(), none.hdr.pixels.end(), 0.0f);
+  auto g = q->score(none.hdr, none.ldr, GpuMetrics::colour);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->colour.delta_e2000_mean, 0.0);
+  EXPECT_EQ(g->colour.delta_e2000_p95, 0.0);
+  EXPECT_EQ(g->colour.hue_shift_mean_deg, 0.0);
+  EXPECT_EQ(g->colour.chromatic_pixels, 0u);
+  compare_colour_with_cpu(*q, none, "colour all black");
+
+  compare_colour_with_cpu(*q, textured_pair(333, 211, 4, PixelType::u16, 43), "colour 333x211 rgba u16");
 }

@@ -703,7 +703,12 @@ class StudioQualityTest : public ::testing::Test {
 TEST_F(StudioQualityTest, ScoresAreFiniteInUnitRangeAndDependOnTheOperator) {
   json a = scores("reinhard"), b = scores("drago");
   for (const json& s : {a, b}) {
-    ASSERT_TRUE(s.contains("tmqi") && s.contains("fsitm")) << s.dump();
+    ASSERT_TRUE(s.contains("tmqi") && s.contains("fsitm") && s.contains("colour")) << s.dump();
+    // Colour fidelity beside them (CIEDE2000 of the source's chromaticity at matched lightness).
+    const double de = s["colour"]["delta_e2000_mean"].get<double>(), p95 = s["colour"]["delta_e2000_p95"].get<double>();
+    EXPECT_TRUE(std::isfinite(de) && de >= 0.0 && de < 100.0) << s.dump();
+    EXPECT_TRUE(std::isfinite(p95) && p95 >= 0.0 && p95 < 100.0) << s.dump();
+    EXPECT_LE(s["colour"]["chromatic_pixels"].get<double>(), s["width"].get<double>() * s["height"].get<double>()) << s.dump();
     for (double v : {s["tmqi"]["q"].get<double>(), s["tmqi"]["s"].get<double>(), s["tmqi"]["n"].get<double>(),
                      s["fsitm"]["mean"].get<double>()}) {
       EXPECT_TRUE(std::isfinite(v)) << s.dump();

@@ -136,6 +136,37 @@ TEST_F(QualityCli, MapAutoOnCuda) {
   EXPECT_FALSE(fs::exists(dir_ / "small.png"));
 }
 
+// quality --backend cuda: all three metrics on the GPU (GpuQuality), the CPU's JSON within the GPU
+// tests' tolerances (tests/gpu/test_gpu_quality.cpp: TMQI 1e-9 relative, FSITM 1e-4, colour
+// 1e-9 (1 + value)) plus "backend": "cuda". Without a device, one clear error and no output.
+TEST_F(QualityCli, QualityOnCuda) {
+  const test::CliResult r = run("quality in.exr out.png --json --backend cuda");
+  if (!cuda_available()) {
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    GTEST_SKIP() << "no CUDA device (or a build without CUDA): the GPU metrics are not run";
+  }
+  if (r.code != 0 && r.err.find("cuFFT") != std::string::npos)
+    GTEST_SKIP() << "FSITM on the GPU needs cuFFT on the library path: " << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto hdr = io::read_image((dir_ / "in.exr").string());
+  auto ldr = io::read_png((dir_ / "out.png").string());
+  ASSERT_TRUE(hdr.ok() && ldr.ok());
+  auto expected = quality::assess(*hdr, *ldr);
+  ASSERT_TRUE(expected.ok());
+  EXPECT_NE(r.out.find("\"backend\": \"cuda\""), std::string::npos) << r.out;
+  EXPECT_NEAR(json_value(r.out, "q"), expected->tmqi.q, 1e-9 * expected->tmqi.q);
+  EXPECT_NEAR(json_value(r.out, "mean"), expected->fsitm.mean, 1e-4);
+  const quality::ColourFidelity& c = expected->colour;
+  EXPECT_NEAR(json_value(r.out, "delta_e2000_mean"), c.delta_e2000_mean, 1e-9 * (1.0 + c.delta_e2000_mean));
+  EXPECT_NEAR(json_value(r.out, "delta_e2000_p95"), c.delta_e2000_p95, 1e-9 * (1.0 + c.delta_e2000_p95));
+  EXPECT_NEAR(json_value(r.out, "hue_shift_mean_deg"), c.hue_shift_mean_deg, 1e-9 * (1.0 + c.hue_shift_mean_deg));
+  const test::CliResult table = run("quality in.exr out.png --backend cuda");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("(CUDA)"), std::string::npos) << table.out;
+}
+
 TEST_F(QualityCli, SixteenBitPngsReadOnTheEightBitScale) {
   ASSERT_EQ(run("map in.exr out16.png --op drago --bits 16 --backend cpu").code, 0);
   auto ldr16 = io::read_png((dir_ / "out16.png").string());

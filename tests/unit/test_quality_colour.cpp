@@ -10,77 +10,14 @@
 #include <vector>
 
 #include "quality/colour_batch.hpp"
+#include "quality/colour_maths.hpp"
 #include "tonekit/quality.hpp"
+#include "unit/colour_fixtures.hpp"
 
 using namespace tonekit;
-
-namespace {
-
-// L1 a1 b1 L2 a2 b2 dE00, as published (4 decimals).
-constexpr double kSharmaPairs[34][7] = {
-    {50.0000, 2.6772, -79.7751, 50.0000, 0.0000, -82.7485, 2.0425},
-    {50.0000, 3.1571, -77.2803, 50.0000, 0.0000, -82.7485, 2.8615},
-    {50.0000, 2.8361, -74.0200, 50.0000, 0.0000, -82.7485, 3.4412},
-    {50.0000, -1.3802, -84.2814, 50.0000, 0.0000, -82.7485, 1.0000},
-    {50.0000, -1.1848, -84.8006, 50.0000, 0.0000, -82.7485, 1.0000},
-    {50.0000, -0.9009, -85.5211, 50.0000, 0.0000, -82.7485, 1.0000},
-    {50.0000, 0.0000, 0.0000, 50.0000, -1.0000, 2.0000, 2.3669},
-    {50.0000, -1.0000, 2.0000, 50.0000, 0.0000, 0.0000, 2.3669},
-    {50.0000, 2.4900, -0.0010, 50.0000, -2.4900, 0.0009, 7.1792},
-    {50.0000, 2.4900, -0.0010, 50.0000, -2.4900, 0.0010, 7.1792},
-    {50.0000, 2.4900, -0.0010, 50.0000, -2.4900, 0.0011, 7.2195},
-    {50.0000, 2.4900, -0.0010, 50.0000, -2.4900, 0.0012, 7.2195},
-    {50.0000, -0.0010, 2.4900, 50.0000, 0.0009, -2.4900, 4.8045},
-    {50.0000, -0.0010, 2.4900, 50.0000, 0.0010, -2.4900, 4.8045},
-    {50.0000, -0.0010, 2.4900, 50.0000, 0.0011, -2.4900, 4.7461},
-    {50.0000, 2.5000, 0.0000, 50.0000, 0.0000, -2.5000, 4.3065},
-    {50.0000, 2.5000, 0.0000, 73.0000, 25.0000, -18.0000, 27.1492},
-    {50.0000, 2.5000, 0.0000, 61.0000, -5.0000, 29.0000, 22.8977},
-    {50.0000, 2.5000, 0.0000, 56.0000, -27.0000, -3.0000, 31.9030},
-    {50.0000, 2.5000, 0.0000, 58.0000, 24.0000, 15.0000, 19.4535},
-    {50.0000, 2.5000, 0.0000, 50.0000, 3.1736, 0.5854, 1.0000},
-    {50.0000, 2.5000, 0.0000, 50.0000, 3.2972, 0.0000, 1.0000},
-    {50.0000, 2.5000, 0.0000, 50.0000, 1.8634, 0.5757, 1.0000},
-    {50.0000, 2.5000, 0.0000, 50.0000, 3.2592, 0.3350, 1.0000},
-    {60.2574, -34.0099, 36.2677, 60.4626, -34.1751, 39.4387, 1.2644},
-    {63.0109, -31.0961, -5.8663, 62.8187, -29.7946, -4.0864, 1.2630},
-    {61.2901, 3.7196, -5.3901, 61.4292, 2.2480, -4.9620, 1.8731},
-    {35.0831, -44.1164, 3.7933, 35.0232, -40.0716, 1.5901, 1.8645},
-    {22.7233, 20.0904, -46.6940, 23.0331, 14.9730, -42.5619, 2.0373},
-    {36.4612, 47.8580, 18.3852, 36.2715, 50.5065, 21.2231, 1.4146},
-    {90.8027, -2.0831, 1.4410, 91.1528, -1.6435, 0.0447, 1.4441},
-    {90.9257, -0.5406, -0.9208, 88.6381, -0.8985, -0.7239, 1.5381},
-    {6.7747, -0.2908, -2.4247, 5.8714, -0.0985, -2.2286, 0.6377},
-    {2.0776, 0.0795, -1.1350, 0.9033, -0.0636, -0.5514, 0.9082},
-};
-
-// A 200x180 HDR gradient of saturated colours and its exact sRGB rendering (no tone curve).
-struct ColourScene {
-  Image hdr{200, 180, 3};
-  OutputImage ldr;
-};
-
-ColourScene colour_scene(double saturation) {
-  ColourScene s;
-  s.ldr.allocate(200, 180, 3, PixelType::u8);
-  for (int y = 0; y < 180; ++y)
-    for (int x = 0; x < 200; ++x) {
-      const double hue = 2.0 * std::numbers::pi * x / 200.0, level = 0.05 + 0.9 * y / 179.0;
-      double rgb[3];
-      for (int c = 0; c < 3; ++c) rgb[c] = level * (0.5 + 0.4 * std::cos(hue - 2.0 * std::numbers::pi * c / 3.0));
-      const double grey = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
-      const std::size_t i = (static_cast<std::size_t>(y) * 200 + x) * 3;
-      for (int c = 0; c < 3; ++c) {
-        s.hdr.pixels[i + c] = static_cast<float>(50.0 * rgb[c]);  // scene scale is irrelevant
-        const double shown = grey + saturation * (rgb[c] - grey);
-        const double code = shown <= 0.0031308 ? 12.92 * shown : 1.055 * std::pow(shown, 1 / 2.4) - 0.055;
-        s.ldr.bytes[i + c] = static_cast<std::uint8_t>(std::lround(255.0 * std::clamp(code, 0.0, 1.0)));
-      }
-    }
-  return s;
-}
-
-}  // namespace
+using test::colour_scene;
+using test::ColourScene;
+using test::kSharmaPairs;
 
 TEST(QualityColour, Ciede2000MatchesSharmaPairs) {
   for (int i = 0; i < 34; ++i) {
@@ -139,6 +76,36 @@ TEST(QualityColour, BatchMathsMatchTheScalarReference) {
     d = d > 180.0 ? 360.0 - d : d;
     ASSERT_NEAR(shift[i], d, 1e-9) << i;
   }
+}
+
+// The whole per-pixel term colour_fidelity runs (colour_maths.hpp's colour_terms, vectorised in
+// colour_batch.cpp) against the same text compiled here without fast-math: random source and
+// shown RGB, black sources (not compared) and greys (no hue) among them; 1e-9 (1 + dE) as above.
+TEST(QualityColour, ColourTermsBatchMatchesTheScalarText) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> source(0.0, 50.0), shown(0.0, 1.0);
+  const int n = 4099;  // not a multiple of any vector width
+  std::vector<double> in[6], de(n), shift(n), counted(n), compared(n);
+  for (auto& v : in) v.resize(n);
+  for (int i = 0; i < n; ++i) {
+    for (int c = 0; c < 6; ++c) in[c][i] = c < 3 ? source(rng) : shown(rng);
+    if (i % 37 == 0) in[0][i] = in[1][i] = in[2][i] = 0.0;           // black source
+    if (i % 41 == 0) in[4][i] = in[5][i] = in[3][i];                 // grey output
+  }
+  quality::detail::colour_terms_batch(in[0].data(), in[1].data(), in[2].data(), in[3].data(), in[4].data(),
+                                      in[5].data(), n, de.data(), shift.data(), counted.data(), compared.data());
+  int black = 0;
+  for (int i = 0; i < n; ++i) {
+    const quality::detail::ColourTerms t =
+        quality::detail::colour_terms(in[0][i], in[1][i], in[2][i], in[3][i], in[4][i], in[5][i]);
+    ASSERT_EQ(compared[i], t.compared ? 1.0 : 0.0) << i;
+    black += !t.compared;
+    if (!t.compared) continue;
+    ASSERT_NEAR(de[i], t.delta_e, 1e-9 * (1.0 + t.delta_e)) << i;
+    ASSERT_EQ(counted[i], t.counted) << i;
+    ASSERT_NEAR(shift[i], t.hue_shift, 1e-9 * (1.0 + t.hue_shift)) << i;
+  }
+  EXPECT_EQ(black, (n + 36) / 37);
 }
 
 TEST(QualityColour, LabOfWhiteAndGreys) {

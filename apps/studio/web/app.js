@@ -197,7 +197,8 @@ async function showScores(out) {
   const r = await api.postJSON('/api/quality', previewBody(v));
   const f = x => x.toFixed(4);
   out.textContent = `${v.toUpperCase()}: TMQI Q ${f(r.tmqi.q)}  S ${f(r.tmqi.s)}  N ${f(r.tmqi.n)}  FSITM ${f(r.fsitm.mean)}` +
-    `  (${r.width}x${r.height}, ${r.ms.toFixed(0)} ms)`;
+    `  ΔE00 ${r.colour.delta_e2000_mean.toFixed(2)} (p95 ${r.colour.delta_e2000_p95.toFixed(2)})` +
+    `  (${r.width}x${r.height}, ${r.ms.toFixed(0)} ms, ${r.scorer})`;
   stats.lastScores = r;
 }
 

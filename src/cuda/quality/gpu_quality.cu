@@ -1,11 +1,12 @@
 // GpuQuality (include/tonekit/quality_cuda.hpp): the checks at the boundary, the scratch (grown to
-// the largest frame, never per call once sized), the order of the TMQI and FSITM launches on the
-// caller's stream, and the one copy back of the results.
+// the largest frame, never per call once sized), the order of the TMQI, FSITM and colour launches
+// on the caller's stream, and the one copy back of the results.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cuda/check.hpp"
 #include "cuda/quality/quality_gpu.hpp"
@@ -87,6 +88,11 @@ struct GpuQuality::Impl {
   cudaStream_t own_stream = nullptr;  // the host entries' uploads and runs
   GrowingBuffer hdr_pyramid, ldr_pyramid, blocks;  // TMQI
   GrowingBuffer channels, hdr_phase, filters;      // FSITM
+  GrowingBuffer colour_source, colour_keys, colour_partials;  // colour fidelity
+  // Colour fidelity's decode tables (detail::shown_linear_table), uploaded on first use of each
+  // LDR type; the host copies stay alive for the asynchronous upload.
+  GrowingBuffer shown_u8, shown_u16;
+  std::vector<double> shown_u8_host, shown_u16_host;
   GrowingBuffer work;                              // TMQI's moments and map, then FSITM's planes
   GrowingBuffer temp;                              // CUB
   GrowingBuffer hdr_staging, ldr_staging;          // host entries
@@ -130,7 +136,38 @@ struct GpuQuality::Impl {
     if (Status st = work.reserve(work_doubles * sizeof(double)); !st.ok()) return st;
     auto temp_bytes = gpu::reduce_temp_bytes(n);
     if (!temp_bytes.ok()) return temp_bytes.status();
-    return temp.reserve(*temp_bytes);
+    std::size_t temp_needed = *temp_bytes;
+    if (has(which, GpuMetrics::colour)) {
+      if (Status st = colour_source.reserve(gpu::colour_source_floats(width, height) * sizeof(float)); !st.ok())
+        return st;
+      if (Status st = colour_keys.reserve(gpu::colour_key_doubles(width, height) * sizeof(double)); !st.ok()) return st;
+      if (Status st = colour_partials.reserve(gpu::colour_partial_count(width, height) * sizeof(gpu::ColourSums));
+          !st.ok())
+        return st;
+      auto colour_temp = gpu::colour_temp_bytes(width, height);
+      if (!colour_temp.ok()) return colour_temp.status();
+      temp_needed = std::max(temp_needed, *colour_temp);
+    }
+    return temp.reserve(temp_needed);
+  }
+
+  // The decode table of `type` on the device (uploaded once per engine and type).
+  Status upload_shown_table(PixelType type, cudaStream_t s) {
+    const bool u16 = type == PixelType::u16;
+    std::vector<double>& host = u16 ? shown_u16_host : shown_u8_host;
+    GrowingBuffer& device_table = u16 ? shown_u16 : shown_u8;
+    if (!host.empty()) return {};
+    std::vector<double> table = detail::shown_linear_table(type);
+    if (Status st = device_table.reserve(table.size() * sizeof(double)); !st.ok()) return st;
+    TK_CUDA_CHECK(cudaMemcpyAsync(device_table.as<void>(), table.data(), table.size() * sizeof(double),
+                                  cudaMemcpyHostToDevice, s));
+    host = std::move(table);  // the same storage: moving a vector keeps its buffer
+    return {};
+  }
+
+  gpu::ColourBuffers colour_buffers() const {
+    return {colour_source.as<float>(), colour_keys.as<double>(), colour_partials.as<gpu::ColourSums>(),
+            shown_u8.as<double>(), shown_u16.as<double>()};
   }
 
   gpu::TmqiBuffers tmqi_buffers() const {
@@ -147,10 +184,14 @@ struct GpuQuality::Impl {
     if (Status st = size_for(width, height, which, s); !st.ok()) return st;
     const bool tmqi = has(which, GpuMetrics::tmqi), fsitm_too = has(which, GpuMetrics::fsitm);
     const std::size_t plane = gpu::channel_plane_stride(width, height);
-    if (Status st = gpu::hdr_planes(hdr_source(hdr), width, height, tmqi ? hdr_pyramid.as<double>() : nullptr,
-                                    fsitm_too ? channels.as<double>() : nullptr, s);
-        !st.ok())
-      return st;
+    if (has(which, GpuMetrics::colour))
+      if (Status st = gpu::colour_reference(hdr_source(hdr), width, height, colour_source.as<float>(), s); !st.ok())
+        return st;
+    if (tmqi || fsitm_too)
+      if (Status st = gpu::hdr_planes(hdr_source(hdr), width, height, tmqi ? hdr_pyramid.as<double>() : nullptr,
+                                      fsitm_too ? channels.as<double>() : nullptr, s);
+          !st.ok())
+        return st;
     if (tmqi)
       if (Status st = gpu::tmqi_hdr(layout, tmqi_buffers(), results, reduce_temp(), s); !st.ok()) return st;
     if (fsitm_too)
@@ -177,12 +218,20 @@ struct GpuQuality::Impl {
     if (Status st = check_view(ldr, "tone-mapped"); !st.ok()) return st;
     TK_CUDA_CHECK(cudaSetDevice(device));
     const bool tmqi = has(which, GpuMetrics::tmqi), fsitm_too = has(which, GpuMetrics::fsitm);
+    const bool colour = has(which, GpuMetrics::colour);
     const int width = ldr.width, height = ldr.height;
+    if (colour) {
+      if (Status st = upload_shown_table(ldr.type, s); !st.ok()) return st;
+      if (Status st = gpu::colour_score(ldr_source(ldr), width, height, colour_buffers(), results, reduce_temp(), s);
+          !st.ok())
+        return st;
+    }
     const std::size_t n = static_cast<std::size_t>(width) * height, plane = gpu::channel_plane_stride(width, height);
-    if (Status st = gpu::ldr_planes(ldr_source(ldr), width, height, tmqi ? ldr_pyramid.as<double>() : nullptr,
-                                    fsitm_too ? channels.as<double>() : nullptr, s);
-        !st.ok())
-      return st;
+    if (tmqi || fsitm_too)
+      if (Status st = gpu::ldr_planes(ldr_source(ldr), width, height, tmqi ? ldr_pyramid.as<double>() : nullptr,
+                                      fsitm_too ? channels.as<double>() : nullptr, s);
+          !st.ok())
+        return st;
     if (tmqi)
       if (Status st = gpu::tmqi_ldr(layout, tmqi_buffers(), results, reduce_temp(), s); !st.ok()) return st;
     if (fsitm_too) {
@@ -202,6 +251,7 @@ struct GpuQuality::Impl {
         out.fsitm.channel[c] = static_cast<double>(host_results->agree[c]) / static_cast<double>(n);
       out.fsitm.mean = (out.fsitm.channel[0] + out.fsitm.channel[1] + out.fsitm.channel[2]) / 3.0;
     }
+    if (colour) out.colour = gpu::colour_finish(*host_results);
     return out;
   }
 
@@ -229,7 +279,8 @@ struct GpuQuality::Impl {
   std::size_t bytes() const {
     return hdr_pyramid.bytes() + ldr_pyramid.bytes() + blocks.bytes() + channels.bytes() + hdr_phase.bytes() +
            filters.bytes() + work.bytes() + temp.bytes() + hdr_staging.bytes() + ldr_staging.bytes() +
-           sizeof(gpu::DeviceResults);
+           colour_source.bytes() + colour_keys.bytes() + colour_partials.bytes() + shown_u8.bytes() +
+           shown_u16.bytes() + sizeof(gpu::DeviceResults);
   }
 };
 

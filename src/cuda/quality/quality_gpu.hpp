@@ -1,6 +1,6 @@
 // The CUDA quality metrics' dispatch layer (include/tonekit/quality_cuda.hpp is the public call):
 // the plane layouts, the device-side results of one run, and the launches of the input,
-// reduction, TMQI and FSITM kernels. Every function enqueues on `s` and returns the launch status;
+// reduction, TMQI, FSITM and colour-fidelity kernels. Every function enqueues on `s` and returns the launch status;
 // none synchronises or allocates (GpuQuality sizes the buffers: gpu_quality.cu).
 #pragma once
 #include <cuda_runtime.h>
@@ -15,6 +15,14 @@ namespace tonekit::quality::gpu {
 
 constexpr int kScales = 5;
 
+// Colour fidelity's sums over the compared pixels (those whose source is not black).
+struct ColourSums {
+  double delta_e;                // sum of CIEDE2000
+  double hue_shift;              // sum of the hue shift over the chromatic pixels
+  unsigned long long compared;   // pixels with a CIEDE2000 (the p95's population)
+  unsigned long long chromatic;  // pixels whose hue is defined in both images
+};
+
 // Everything a run reduces to, in one device struct copied back at the end.
 struct DeviceResults {
   double hdr_min_max[2];     // TMQI: HDR luminance min and max (before the stretch)
@@ -24,6 +32,8 @@ struct DeviceResults {
   double min_positive[3];    // FSITM: smallest positive HDR value per channel
   double log_min_max[3][2];  // FSITM: min and max of the HDR channel's logs
   unsigned long long agree[3];  // FSITM: pixels whose phase signs agree, per channel
+  ColourSums colour;            // colour fidelity's sums
+  double colour_p95;            // colour fidelity: the 95th percentile of CIEDE2000 (0: none compared)
 };
 
 // An interleaved input image in device memory.
@@ -136,5 +146,36 @@ class FsitmPlan {
   const float* filters_ = nullptr;
   int forward_ = -1, inverse_ = -1;  // cufftHandle; -1: none
 };
+
+// ---- colour fidelity (colour_gpu.cu) ----
+// quality/colour_maths.hpp's colour_terms per pixel, as quality::colour_fidelity defines the
+// statistics: the mean of CIEDE2000 and its 95th percentile (the element ceil(0.95 n) - 1, from
+// 0, of the n compared values in ascending order) over the pixels whose source is not black, the
+// mean hue shift over the chromatic ones.
+struct ColourBuffers {
+  float* source;            // the reference: sanitised HDR RGB, 3 floats a pixel (colour_source_floats)
+  double* keys;             // colour_key_doubles: CIEDE2000 per pixel (+inf where not compared), then
+                            // its sorted copy (CUB's double buffer)
+  ColourSums* partials;     // colour_partial_count
+  const double* shown_u8;   // shown_linear_table(u8) on the device (256 values)
+  const double* shown_u16;  // shown_linear_table(u16) on the device (65536), nullptr until a u16 LDR
+};
+std::size_t colour_source_floats(int width, int height);
+std::size_t colour_key_doubles(int width, int height);
+std::size_t colour_partial_count(int width, int height);
+// CUB's temporary storage for the sort and the sums of width x height pixels.
+Result<std::size_t> colour_temp_bytes(int width, int height);
+// The HDR side: the source through the bad-pixel policy into b.source (kept: the caller may
+// release the HDR after set_reference).
+Status colour_reference(const HdrSource& in, int width, int height, float* source, cudaStream_t s);
+// The LDR side against b.source: res->colour and res->colour_p95.
+Status colour_score(const LdrSource& in, int width, int height, const ColourBuffers& b, DeviceResults* res,
+                    const ReduceTemp& t, cudaStream_t s);
+// The scores from the results copied back, as colour_fidelity returns them.
+ColourFidelity colour_finish(const DeviceResults& r);
+// CIEDE2000 (colour_maths.hpp's ciede2000_of) of n pairs of L*a*b* colours on the device:
+// pairs[6 i .. 6 i + 5] = L1 a1 b1 L2 a2 b2, out[i] their difference (device pointers; the
+// tests run the Sharma pairs through it).
+Status ciede2000_pairs(const double* pairs, int n, double* out, cudaStream_t s);
 
 }  // namespace tonekit::quality::gpu

@@ -60,7 +60,7 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
   // the mapper holds in flight. While the mapper starts (CUDA's driver and context: ~0.4 s) the
   // reader may add up to kReadAheadBytes of frames, so that the start-up overlaps the input's
   // arrival instead of stalling it; those extra frames are freed as they come back.
-  const int base_frames = kDepth + mapper.frames_in_flight();
+  const int base_frames = (mapper.slow_start() ? kDepth : kCpuDepth) + mapper.frames_in_flight();
   const SourceInfo& info = source.info();
   const std::size_t frame_size = std::max<std::size_t>(1, frame_bytes(info.format, info.width, info.height));
   const int read_ahead =

@@ -21,17 +21,10 @@
 #include "cuda/local/sat_gpu.hpp"
 #include "tonekit/blur_cuda.hpp"
 #include "tonekit/tone_mapper.hpp"
+#include "bench_check.hpp"
 
 using namespace tonekit;
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #x, cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace {
 

@@ -24,18 +24,11 @@
 
 #include "tonekit/quality.hpp"
 #include "tonekit/quality_cuda.hpp"
+#include "bench_check.hpp"
 
 using namespace tonekit;
 using quality::GpuMetrics;
 
-#define CK(expr)                                                                                          \
-  do {                                                                                                    \
-    cudaError_t e_ = (expr);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #expr, cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                                       \
-    }                                                                                                     \
-  } while (0)
 
 namespace {
 

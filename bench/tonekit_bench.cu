@@ -19,19 +19,12 @@
 
 #include "cuda/host_pipeline.hpp"
 #include "tonekit/tone_mapper.hpp"
+#include "bench_check.hpp"
 
 using namespace tonekit;
 
 namespace {
 
-#define CK(expr)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (expr);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 __device__ unsigned hash(unsigned x) {
   x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;

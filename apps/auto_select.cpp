@@ -7,7 +7,7 @@
 
 namespace tonekit::cli {
 
-Result<AutoResult> AutoSelector::search_on_gpu(const Image& image, const Params& start) {
+Result<AutoResult> AutoSelector::search_on_gpu(const Image& image, const Params& start, const AutoBudget& budget) {
   GpuAutoParams* gpu = nullptr;
   {
     std::lock_guard lock(mutex_);
@@ -19,14 +19,19 @@ Result<AutoResult> AutoSelector::search_on_gpu(const Image& image, const Params&
     }
     gpu = own.get();
   }
-  return gpu->search(image, start);
+  return gpu->search(image, start, budget);
+}
+
+Result<AutoResult> AutoSelector::search(const Image& image, const Params& start, const AutoBudget& budget) {
+  const bool automatic = backend_ == Backend::automatic;
+  const bool on_gpu = backend_ == Backend::cuda || (automatic && cuda_available());
+  Result<AutoResult> r = on_gpu ? search_on_gpu(image, start, budget) : auto_params(image, start, budget);
+  if (!r.ok() && on_gpu && automatic && !r.status().is_input_error()) r = auto_params(image, start, budget);
+  return r;
 }
 
 Status AutoSelector::choose(const Image& image, Params& params, const std::string& input_name) {
-  const bool automatic = backend_ == Backend::automatic;
-  const bool on_gpu = backend_ == Backend::cuda || (automatic && cuda_available());
-  Result<AutoResult> r = on_gpu ? search_on_gpu(image, params) : auto_params(image, params);
-  if (!r.ok() && on_gpu && automatic && !r.status().is_input_error()) r = auto_params(image, params);
+  Result<AutoResult> r = search(image, params);
   if (!r.ok()) return Status{r.status().code(), input_name + ": --auto: " + r.status().message()};
   std::string chosen;
   for (const std::string& name : r->searched) {

@@ -29,9 +29,12 @@ class AutoSelector {
   // batch's mapping threads (one per --devices entry): each thread keeps its own GpuAutoParams,
   // created on its device at its first image.
   Status choose(const Image& image, Params& params, const std::string& input_name);
+  // The search alone (choose without the printing), within `budget`: `tonekit compare` reports
+  // the result in its own table.
+  Result<AutoResult> search(const Image& image, const Params& start, const AutoBudget& budget = {});
 
  private:
-  Result<AutoResult> search_on_gpu(const Image& image, const Params& start);
+  Result<AutoResult> search_on_gpu(const Image& image, const Params& start, const AutoBudget& budget);
   Backend backend_;
   std::mutex mutex_;  // guards the map, not the searchers (each used by its own thread)
   std::map<std::thread::id, std::unique_ptr<GpuAutoParams>> gpu_;

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <set>
 
+#include "auto_select.hpp"
 #include "cli_common.hpp"
 #include "compare_peers.hpp"
 #include "compare_report.hpp"
@@ -98,14 +99,14 @@ std::string set_flags(const Params& p) {
 
 // One tonekit operator (defaults, or automatic parameters) on one image.
 CompareCell run_tonekit(const Image& hdr, const CompareRow& row, const OperatorDesc& op, bool automatic,
-                        Backend backend, const CompareOptions& o, const fs::path& work) {
+                        Backend backend, AutoSelector& selector, const CompareOptions& o, const fs::path& work) {
   CompareCell cell;
   const std::string image = "images/" + row.name + "/" + file_safe(op.id) + (automatic ? "_auto" : "") + ".png";
   auto params = prepare_params(op.id);
   if (!params.ok()) return failed(params.status().message());
   const Clock::time_point start = Clock::now();
   if (automatic) {
-    auto chosen = auto_params(hdr, *params, AutoBudget{o.budget});
+    auto chosen = selector.search(hdr, *params, AutoBudget{o.budget});  // on the GPU with --backend cuda (or auto and a GPU)
     if (!chosen.ok()) return failed(chosen.status().message());
     char buf[160];
     std::snprintf(buf, sizeof buf, "auto: J %.4f from %.4f at the defaults, %d evaluations on a %dx%d proxy",
@@ -185,6 +186,7 @@ int run_compare(const CompareOptions& o) {
   if (!(o.budget > 0.0)) return report(invalid_argument("--budget must be positive"));
   auto backend = resolve_backend(o.backend);
   if (!backend.ok()) return report(backend.status());
+  AutoSelector selector(*backend);  // the "auto" columns' searches, on the GPU where the maps run there
   int synth_w = 0, synth_h = 0;
   std::error_code ec;
   std::vector<Source> sources;
@@ -260,7 +262,7 @@ int run_compare(const CompareOptions& o) {
     for (const CompareMethod& m : methods) {
       if (m.family == "tonekit" || m.family == "tonekit auto") {
         const std::string op_id = m.family == "tonekit" ? m.id : m.id.substr(0, m.id.size() - 5);
-        row.cells.push_back(run_tonekit(*hdr, row, *find_operator(op_id), m.family == "tonekit auto", *backend, o, work));
+        row.cells.push_back(run_tonekit(*hdr, row, *find_operator(op_id), m.family == "tonekit auto", *backend, selector, o, work));
       } else {
         for (const Peer& p : all_peers())
           if (p.id == m.id) row.cells.push_back(run_peer(*hdr, row, p, exposed, work));

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "tonekit/operators.hpp"
+#include "tonekit/tonemap.hpp"
 #include "tonekit/synth.hpp"
 #include "unit/cli_runner.hpp"
 #include "unit/quality_fixtures.hpp"
@@ -154,4 +155,26 @@ TEST_F(CompareCli, FoldersAreExpandedByContent) {
   fs::create_directories(dir_ / "empty");
   EXPECT_EQ(run("compare empty --out report2").code, 1);
   EXPECT_FALSE(fs::exists(dir_ / "report2"));
+}
+
+// --backend cuda: the operators map on the GPU and the "auto" columns search there too (the
+// search `map --auto --backend cuda` runs: AutoSelector). Without a GPU the run stops at once
+// with a clear error (exit 2) and leaves no report; then the test skips.
+TEST_F(CompareCli, AutoColumnsSearchOnTheGpuWithTheCudaBackend) {
+  const test::CliResult r = run("compare room.exr --out gpu_report --backend cuda --no-peers --budget 1");
+  if (!cuda_available()) {
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "gpu_report" / "index.html"));
+    GTEST_SKIP() << "no CUDA device (or a build without CUDA): the GPU compare is not run";
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string json = slurp(dir_ / "gpu_report" / "scores.json");
+  for (const OperatorDesc* op : all_operators()) {
+    const std::string c = cell(json, "room", std::string(op->id) + " auto");
+    ASSERT_FALSE(c.empty()) << op->id;
+    EXPECT_NE(c.find("\"status\": \"ok\""), std::string::npos) << c;
+    EXPECT_NE(c.find("auto: J "), std::string::npos) << c;
+    EXPECT_NE(c.find("--backend cuda"), std::string::npos) << c;
+  }
 }

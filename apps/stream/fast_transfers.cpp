@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/video_colour.hpp"
 
@@ -135,13 +137,35 @@ TK_AVX512 inline __m512 oetf_v(const OetfRegs& tb, __m512 x) {
 // core::pq_eotf_table (the reference decoders' table and linear interpolation) times `scale`,
 // 16 lanes: two gathers, the interpolation in the reference's order (no contraction), so the
 // values are the reference's bit for bit.
-TK_AVX512 inline __m512 pq_table_v(const float* table, __m512 x, __m512 scale) {
+// The table as (T[i], T[i + 1]) pairs, 8 bytes each: one 64-bit gather element brings both ends
+// of an interval, half the gathered elements of two 32-bit gathers.
+struct PqPairs {
+  alignas(64) std::uint64_t pair[core::kPqTableIntervals];
+  PqPairs() {
+    const float* t = core::pq_eotf_table_host();
+    for (int i = 0; i < core::kPqTableIntervals; ++i) {
+      std::uint32_t lo, hi;
+      std::memcpy(&lo, t + i, 4);
+      std::memcpy(&hi, t + i + 1, 4);
+      pair[i] = static_cast<std::uint64_t>(hi) << 32 | lo;
+    }
+  }
+};
+const PqPairs& pq_pairs() {
+  static const PqPairs p;
+  return p;
+}
+
+TK_AVX512 inline __m512 pq_table_v(const std::uint64_t* pairs, __m512 x, __m512 scale) {
   const __m512 sgn = _mm512_min_ps(_mm512_max_ps(x, _mm512_setzero_ps()), _mm512_set1_ps(1.0f));
   const __m512 xs = _mm512_mul_ps(sgn, _mm512_set1_ps(static_cast<float>(core::kPqTableIntervals)));
   const __m512i i = _mm512_min_epi32(_mm512_cvttps_epi32(xs), _mm512_set1_epi32(core::kPqTableIntervals - 1));
   const __m512 f = _mm512_sub_ps(xs, _mm512_cvtepi32_ps(i));
-  const __m512 lo = _mm512_i32gather_ps(i, table, 4);
-  const __m512 hi = _mm512_i32gather_ps(_mm512_add_epi32(i, _mm512_set1_epi32(1)), table, 4);
+  const __m512 a = _mm512_castsi512_ps(_mm512_i32gather_epi64(_mm512_castsi512_si256(i), pairs, 8));
+  const __m512 b = _mm512_castsi512_ps(_mm512_i32gather_epi64(_mm512_extracti64x4_epi64(i, 1), pairs, 8));
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512 lo = _mm512_permutex2var_ps(a, even, b);
+  const __m512 hi = _mm512_permutex2var_ps(a, _mm512_add_epi32(even, _mm512_set1_epi32(1)), b);
   return _mm512_mul_ps(_mm512_add_ps(lo, _mm512_mul_ps(f, _mm512_sub_ps(hi, lo))), scale);
 }
 
@@ -153,7 +177,7 @@ bool fast_transfers_avx512() {
 }
 
 TK_AVX512 void pq_eotf_avx512(float* v, int n, float scale) {
-  const float* table = core::pq_eotf_table_host();
+  const std::uint64_t* table = pq_pairs().pair;
   const __m512 s = _mm512_set1_ps(scale);
   int i = 0;
   for (; i + 16 <= n; i += 16) _mm512_storeu_ps(v + i, pq_table_v(table, _mm512_loadu_ps(v + i), s));

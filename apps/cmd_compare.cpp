@@ -186,7 +186,9 @@ int run_compare(const CompareOptions& o) {
   if (!(o.budget > 0.0)) return report(invalid_argument("--budget must be positive"));
   auto backend = resolve_backend(o.backend);
   if (!backend.ok()) return report(backend.status());
-  AutoSelector selector(*backend);  // the "auto" columns' searches, on the GPU where the maps run there
+  // The "auto" columns' searches: on the GPU where the maps run there; with --backend auto a GPU
+  // that cannot search (no cuFFT, out of memory) leaves them to the CPU, as map --auto does.
+  AutoSelector selector(o.backend == "auto" ? Backend::automatic : *backend);
   int synth_w = 0, synth_h = 0;
   std::error_code ec;
   std::vector<Source> sources;

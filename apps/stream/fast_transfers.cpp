@@ -113,6 +113,9 @@ TK_AVX512 inline __m512 horner(const PiecewiseRegs<D>& p, __m512i idx, __m512 t)
   return r;
 }
 
+// Lanes 0, 2, ..., 30 of a two-register permute: the even elements of 32 consecutive values.
+TK_AVX512 inline __m512i even_lanes() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
+
 TK_AVX512 inline __m512 clamp01_v(__m512 v) {
   return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
 }
@@ -135,10 +138,9 @@ TK_AVX512 inline __m512 oetf_v(const OetfRegs& tb, __m512 x) {
 }
 
 // core::pq_eotf_table (the reference decoders' table and linear interpolation) times `scale`,
-// 16 lanes: two gathers, the interpolation in the reference's order (no contraction), so the
-// values are the reference's bit for bit.
-// The table as (T[i], T[i + 1]) pairs, 8 bytes each: one 64-bit gather element brings both ends
-// of an interval, half the gathered elements of two 32-bit gathers.
+// 16 lanes, the interpolation in the reference's order (no contraction), so the values are the
+// reference's bit for bit. The table is gathered as (T[i], T[i + 1]) pairs, 8 bytes each: one
+// 64-bit element brings both ends of an interval, half the elements of two 32-bit gathers.
 struct PqPairs {
   alignas(64) std::uint64_t pair[core::kPqTableIntervals];
   PqPairs() {
@@ -163,7 +165,7 @@ TK_AVX512 inline __m512 pq_table_v(const std::uint64_t* pairs, __m512 x, __m512 
   const __m512 f = _mm512_sub_ps(xs, _mm512_cvtepi32_ps(i));
   const __m512 a = _mm512_castsi512_ps(_mm512_i32gather_epi64(_mm512_castsi512_si256(i), pairs, 8));
   const __m512 b = _mm512_castsi512_ps(_mm512_i32gather_epi64(_mm512_extracti64x4_epi64(i, 1), pairs, 8));
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i even = even_lanes();
   const __m512 lo = _mm512_permutex2var_ps(a, even, b);
   const __m512 hi = _mm512_permutex2var_ps(a, _mm512_add_epi32(even, _mm512_set1_epi32(1)), b);
   return _mm512_mul_ps(_mm512_add_ps(lo, _mm512_mul_ps(f, _mm512_sub_ps(hi, lo))), scale);
@@ -202,9 +204,12 @@ TK_AVX512 void bt709_oetf_avx512(float* v, int n) {
 
 namespace {
 
+// A core constant in every lane, as T(constant) rounds it for float.
+TK_AVX512 inline __m512 splat(double v) { return _mm512_set1_ps(static_cast<float>(v)); }
+
 // core::quantise_code8 with the noise already zero where there is no dither.
-TK_AVX512 inline __m512 quantise_v(__m512 code, float lo, float hi, __m512 noise) {
-  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+TK_AVX512 inline __m512 quantise_v(__m512 code, double lo, double hi, __m512 noise) {
+  const __m512 vlo = splat(lo), vhi = splat(hi);
   const __mmask16 interior = _mm512_cmp_ps_mask(code, vlo, _CMP_GT_OQ) & _mm512_cmp_ps_mask(code, vhi, _CMP_LT_OQ);
   const __m512 v = _mm512_mask_add_ps(code, interior, code, noise);
   const __m512 r = _mm512_roundscale_ps(_mm512_add_ps(v, _mm512_set1_ps(0.5f)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
@@ -214,12 +219,13 @@ TK_AVX512 inline __m512 quantise_v(__m512 code, float lo, float hi, __m512 noise
 TK_AVX512 inline void luma_v(const float* r, const float* g, const float* b, const float* noise, float* luma_code,
                              float* cb, float* cr, __mmask16 m) {
   const __m512 vr = _mm512_maskz_loadu_ps(m, r), vg = _mm512_maskz_loadu_ps(m, g), vb = _mm512_maskz_loadu_ps(m, b);
-  const __m512 y = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(0.2126f), vr), _mm512_mul_ps(_mm512_set1_ps(0.7152f), vg)),
-                                 _mm512_mul_ps(_mm512_set1_ps(0.0722f), vb));
-  _mm512_mask_storeu_ps(cb, m, _mm512_mul_ps(_mm512_sub_ps(vb, y), _mm512_set1_ps(static_cast<float>(1.0 / 1.8556))));
-  _mm512_mask_storeu_ps(cr, m, _mm512_mul_ps(_mm512_sub_ps(vr, y), _mm512_set1_ps(static_cast<float>(1.0 / 1.5748))));
-  const __m512 code = _mm512_add_ps(_mm512_set1_ps(16.0f), _mm512_mul_ps(_mm512_set1_ps(219.0f), clamp01_v(y)));
-  _mm512_mask_storeu_ps(luma_code, m, quantise_v(code, 16.0f, 235.0f, _mm512_maskz_loadu_ps(m, noise)));
+  const __m512 y = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(splat(core::kBt709Kr), vr), _mm512_mul_ps(splat(core::kBt709Kg), vg)),
+                                 _mm512_mul_ps(splat(core::kBt709Kb), vb));
+  _mm512_mask_storeu_ps(cb, m, _mm512_mul_ps(_mm512_sub_ps(vb, y), splat(core::kBt709CbScale)));
+  _mm512_mask_storeu_ps(cr, m, _mm512_mul_ps(_mm512_sub_ps(vr, y), splat(core::kBt709CrScale)));
+  const __m512 code = _mm512_add_ps(splat(core::kLumaCode8Black), _mm512_mul_ps(splat(core::kLumaCode8Range), clamp01_v(y)));
+  _mm512_mask_storeu_ps(luma_code, m,
+                        quantise_v(code, core::kLumaCode8Black, core::kLumaCode8White, _mm512_maskz_loadu_ps(m, noise)));
 }
 
 // The 16 4:2:0 blocks whose columns start at top[0] (32 values a row): v[2j] + v[2j + 1] of the
@@ -237,7 +243,8 @@ TK_AVX512 inline __m512 pair_sum_at(const float* top, const float* bottom, bool 
 TK_AVX512 inline __m512 chroma_code_v(__m512 sum, float scale, __m512 noise) {
   const __m512 c = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(sum, _mm512_set1_ps(scale)), _mm512_set1_ps(-0.5f)),
                                  _mm512_set1_ps(0.5f));
-  return quantise_v(_mm512_add_ps(_mm512_set1_ps(128.0f), _mm512_mul_ps(_mm512_set1_ps(224.0f), c)), 16.0f, 240.0f, noise);
+  return quantise_v(_mm512_add_ps(splat(core::kChromaCode8Mid), _mm512_mul_ps(splat(core::kChromaCode8Range), c)),
+                    core::kChromaCode8Min, core::kChromaCode8Max, noise);
 }
 
 }  // namespace
@@ -245,7 +252,7 @@ TK_AVX512 inline __m512 chroma_code_v(__m512 sum, float scale, __m512 noise) {
 TK_AVX512 int chroma_codes_avx512(const float* cb_top, const float* cb_bottom, const float* cr_top, const float* cr_bottom,
                                   int blocks, bool two_rows, const float* ncb, const float* ncr, float* cb_code,
                                   float* cr_code) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i even = even_lanes();
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
   const float scale = two_rows ? 0.25f : 0.5f;
   int bx = 0;

@@ -178,9 +178,10 @@ TK_CLONES void encode_planar(float* __restrict rgb, const float* __restrict nois
     // The noise is loaded whatever the condition: a conditional load is control flow to GCC's
     // vectoriser, which left this loop scalar (18 % of a 4K frame's CPU).
     const float nz = noise[x];
-    float v = 16.0f + 219.0f * std::min(1.0f, std::max(0.0f, luma));
-    v += ((v > 16.0f) & (v < 235.0f)) ? nz : 0.0f;
-    luma_code[x] = std::min(235.0f, std::max(16.0f, std::floor(v + 0.5f)));
+    constexpr float black = core::kLumaCode8Black, white = core::kLumaCode8White;
+    float v = black + static_cast<float>(core::kLumaCode8Range) * std::min(1.0f, std::max(0.0f, luma));
+    v += ((v > black) & (v < white)) ? nz : 0.0f;
+    luma_code[x] = std::min(white, std::max(black, std::floor(v + 0.5f)));
   }
 }
 
@@ -207,13 +208,15 @@ TK_CLONES void chroma_row(const float* __restrict cb_top, const float* __restric
       cb = (cb + cb_bottom[x0]) + cb_bottom[x0 + 1];
       cr = (cr + cr_bottom[x0]) + cr_bottom[x0 + 1];
     }
-    float vb = 128.0f + 224.0f * std::min(0.5f, std::max(-0.5f, cb * scale));
-    float vr = 128.0f + 224.0f * std::min(0.5f, std::max(-0.5f, cr * scale));
+    constexpr float mid = core::kChromaCode8Mid, range = core::kChromaCode8Range;
+    constexpr float lo = core::kChromaCode8Min, hi = core::kChromaCode8Max;
+    float vb = mid + range * std::min(0.5f, std::max(-0.5f, cb * scale));
+    float vr = mid + range * std::min(0.5f, std::max(-0.5f, cr * scale));
     const float nb = ncb[bx], nr = ncr[bx];  // unconditional loads, as in encode_planar
-    vb += ((vb > 16.0f) & (vb < 240.0f)) ? nb : 0.0f;
-    vr += ((vr > 16.0f) & (vr < 240.0f)) ? nr : 0.0f;
-    cb_code[bx] = std::min(240.0f, std::max(16.0f, std::floor(vb + 0.5f)));
-    cr_code[bx] = std::min(240.0f, std::max(16.0f, std::floor(vr + 0.5f)));
+    vb += ((vb > lo) & (vb < hi)) ? nb : 0.0f;
+    vr += ((vr > lo) & (vr < hi)) ? nr : 0.0f;
+    cb_code[bx] = std::min(hi, std::max(lo, std::floor(vb + 0.5f)));
+    cr_code[bx] = std::min(hi, std::max(lo, std::floor(vr + 0.5f)));
   }
 }
 

@@ -363,13 +363,21 @@ TK_HD float encode_video_transfer(float linear, float gamma, const float* oetf_t
   return gamma == 0.0f ? bt709_oetf_table(oetf_table, linear) : encode_gamma(linear, 1.0f / gamma);
 }
 
+// BT.709 Y'CbCr (BT.709 Part 1 items 3.2-3.3) and its 8-bit limited-range codes (item 4.6): the
+// one text of these numbers, read by the encoders here and the CPU fast path's vector loops
+// (apps/stream/fast_video.cpp, fast_transfers.cpp).
+constexpr double kBt709Kr = 0.2126, kBt709Kg = 0.7152, kBt709Kb = 0.0722;
+constexpr double kBt709CbScale = 1.0 / 1.8556, kBt709CrScale = 1.0 / 1.5748;  // 1 / (2 (1 - K))
+constexpr double kLumaCode8Black = 16, kLumaCode8Range = 219, kLumaCode8White = 235;
+constexpr double kChromaCode8Mid = 128, kChromaCode8Range = 224, kChromaCode8Min = 16, kChromaCode8Max = 240;
+
 // R'G'B' -> Y'CbCr with the BT.709 matrix (BT.709-6 Part 1 items 3.2, 3.3):
 // Y' = 0.2126 R' + 0.7152 G' + 0.0722 B', Cb = (B' - Y') / 1.8556, Cr = (R' - Y') / 1.5748.
 template <class T>
 TK_HD void rgb_to_ycbcr_bt709(T r, T g, T b, T& y, T& cb, T& cr) {
-  y = T(0.2126) * r + T(0.7152) * g + T(0.0722) * b;
-  cb = (b - y) * T(1.0 / 1.8556);
-  cr = (r - y) * T(1.0 / 1.5748);
+  y = T(kBt709Kr) * r + T(kBt709Kg) * g + T(kBt709Kb) * b;
+  cb = (b - y) * T(kBt709CbScale);
+  cr = (r - y) * T(kBt709CrScale);
 }
 
 // One output pixel: linear display RGB -> transfer -> Y', Cb, Cr (BT.709), before quantising.
@@ -409,7 +417,8 @@ TK_HD unsigned quantise_code8(T code, T lo, T hi, bool dither, T noise) {
 template <class T>
 TK_HD unsigned luma_code8(T luma, bool dither, int x, int y) {
   const T noise = dither ? T(dither_noise(x, y, 0)) : T(0);
-  return quantise_code8(T(16) + T(219) * clamp01(luma), T(16), T(235), dither, noise);
+  return quantise_code8(T(kLumaCode8Black) + T(kLumaCode8Range) * clamp01(luma), T(kLumaCode8Black), T(kLumaCode8White),
+                        dither, noise);
 }
 
 // Cb, Cr codes of 4:2:0 block (bx, by) from the means of its pixels' Cb and Cr (each pixel's
@@ -422,8 +431,8 @@ TK_HD void chroma_codes8(T cb_mean, T cr_mean, bool dither, int bx, int by, unsi
   const T ncr = dither ? T(dither_noise_from_hash(h, 2)) : T(0);
   const T cb = cb_mean < T(-0.5) ? T(-0.5) : (cb_mean > T(0.5) ? T(0.5) : cb_mean);
   const T cr = cr_mean < T(-0.5) ? T(-0.5) : (cr_mean > T(0.5) ? T(0.5) : cr_mean);
-  cb_code = quantise_code8(T(128) + T(224) * cb, T(16), T(240), dither, ncb);
-  cr_code = quantise_code8(T(128) + T(224) * cr, T(16), T(240), dither, ncr);
+  cb_code = quantise_code8(T(kChromaCode8Mid) + T(kChromaCode8Range) * cb, T(kChromaCode8Min), T(kChromaCode8Max), dither, ncb);
+  cr_code = quantise_code8(T(kChromaCode8Mid) + T(kChromaCode8Range) * cr, T(kChromaCode8Min), T(kChromaCode8Max), dither, ncr);
 }
 
 }  // namespace tonekit::core

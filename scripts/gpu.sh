@@ -34,6 +34,12 @@
 #   quality [all|auto]       GpuQuality* and GpuAutoParams* tests (+ the blur's fft, cuFFT's other user), memcheck/racecheck on the quick ones, tonekit_quality_bench (TMQI, FSITM, colour) at 4K, 1080p and the --auto proxy's 384x216, then `tonekit map --auto` at 4K
 #                            cuda against cpu (whole command, AUTO_RUNS each, a table; the CLI's --auto tests when tonekit_tests is carried); auto: the --auto parts only; .carry-q [quality-bundle];
 #                            RES, ITERS, QUALITY_FILTER, AUTO_RUNS (3), AUTO_OPS (reinhard drago reinhard-local), AUTO_SCENE (sunset)
+#   studio-bundle            (here) Debian's chromium, its resources and its library closure (xz, 111 MiB) split over .carry-b1 and .carry-b2
+#                            (the device tool carries 64 MiB a call), and .carry-st: tonekit (default build) + libraries, tonekit_gpu_tests
+#   studio-part1, studio-part2  the two calls that carry chromium to /tmp/chr (each within 30 s of the last: a warm machine keeps /tmp);
+#                            .carry-b1, then .carry-b2
+#   studio                   the studio's issue 16 goals in that browser: scripts/studio_browser_bench.py (slider -> pixels, 1080p playback)
+#                            per backend; .carry-st [studio-bundle]; BACKENDS (cuda,cpu), STEPS (12), PLAY (6 s), TESTS (a gtest filter run first)
 #   help                     this text (no mode or an unknown one: this text on stderr, exit 2)
 set -u
 cd "$(dirname "$0")/.."
@@ -866,6 +872,51 @@ PY
   cat "$OUT/gl_tests.log" "$OUT/vk_tests.log" "$OUT/local_tests.log" "$OUT/night_drive.log" 2>/dev/null | grep -E "OK|FAILED|PASSED|SKIPPED|overhead4k|summary|error|y4m|montage|Failure|Expected|Which|differ" | head -80
 }
 
+# ---- studio-bundle, studio-part1/2, studio: the studio in a real browser on the GPU host ----------
+mode_studio_bundle() {  # (here)
+  set -e
+  local BLD=${BUILD:-build} w=/tmp/tonekit-chromium l b
+  rm -rf "$w" && mkdir -p "$w/chr/lib" "$w/chr/app/locales" "$w/chr/fonts"
+  for l in $(ldd /usr/lib/chromium/chromium | awk '/=> \//{print $3}' | sort -u); do
+    case $(basename "$l") in libc.so*|libm.so*|libstdc++*|libgcc_s*|libpthread*|libdl*|librt*|ld-linux*) ;; *) cp -L "$l" "$w/chr/lib/" ;; esac
+  done
+  (cd /usr/lib/chromium && cp chromium chrome_crashpad_handler icudtl.dat resources.pak chrome_100_percent.pak snapshot_blob.bin \
+     v8_context_snapshot.bin libEGL.so libGLESv2.so libvk_swiftshader.so vk_swiftshader_icd.json "$w/chr/app/" && cp locales/en-US.pak "$w/chr/app/locales/")
+  cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf "$w/chr/fonts/"
+  printf '%s\n' '<?xml version="1.0"?>' '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">' \
+    '<fontconfig><dir prefix="relative">fonts</dir><cachedir>/tmp/chr-fontcache</cachedir></fontconfig>' >"$w/chr/fonts.conf"
+  tar -C "$w" -cf - chr | xz -9 -T2 >"$w/chr.tar.xz"
+  rm -rf .carry-b1 .carry-b2 && mkdir -p .carry-b1 .carry-b2
+  split -b 58m "$w/chr.tar.xz" "$w/part."
+  mv "$w/part.aa" .carry-b1/ && mv "$w/part.ab" .carry-b2/
+  [[ ! -e $w/part.ac ]] || { echo "chromium needs a third part" >&2; exit 1; }
+  ninja -C "$BLD" tonekit_cli tonekit_gpu_tests
+  rm -rf .carry-st && mkdir -p .carry-st/bin .carry-st/lib
+  for b in tonekit tonekit_gpu_tests; do strip -o ".carry-st/bin/$b" "$BLD/bin/$b" && gzip -9f ".carry-st/bin/$b"; done
+  for l in $(ldd "$BLD/bin/tonekit" | awk '/=> \//{print $3}' | sort -u); do
+    case $(basename "$l") in libc.so*|libm.so*|libstdc++*|libgcc_s*|libmvec*|libpthread*|libdl*|librt*) ;; *) cp -L "$l" .carry-st/lib/ ;; esac
+  done
+  gzip -9f .carry-st/lib/*
+  rm -rf "$w"
+  du -sh .carry-b1 .carry-b2 .carry-st
+}
+mode_studio_part() {  # 1: keep the first part; 2: join, unpack to /tmp/chr
+  set -e
+  if [[ $1 == 1 ]]; then rm -rf /tmp/chr-parts && mkdir -p /tmp/chr-parts && cp .carry-b1/part.aa /tmp/chr-parts/
+  else cat /tmp/chr-parts/part.aa .carry-b2/part.ab | xz -d | tar -x -C /tmp && rm -rf /tmp/chr-parts && ls /tmp/chr/app; fi
+}
+mode_studio() {
+  setup .carry-st /tmp/tonekit_out
+  carry_unpack
+  carry_libs cuda
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  [[ -z ${TESTS:-} ]] || "$B/tonekit_gpu_tests" --gtest_filter="$TESTS" 2>&1 | grep -E "^\[  (PASSED|FAILED) |^\[==========\]|Failure" | head -20
+  [[ -x /tmp/chr/app/chromium ]] || { echo "no /tmp/chr/app/chromium: run studio-part1 and studio-part2 first" >&2; return 1; }
+  FONTCONFIG_FILE=/tmp/chr/fonts.conf CHROMIUM=/tmp/chr/app/chromium CHROMIUM_LIBRARY_PATH=/tmp/chr/lib \
+    python3 scripts/studio_browser_bench.py "$B/tonekit" --backends "${BACKENDS:-cuda,cpu}" --steps "${STEPS:-12}" \
+    --play-s "${PLAY:-6}" --frames 48 --out "$OUT" 2>&1
+}
+
 MODE=${1:-}
 [[ $# -gt 0 ]] && shift
 case $MODE in
@@ -897,6 +948,10 @@ case $MODE in
   quality)
     case ${1:-all} in all|auto) ;; *) usage >&2; exit 2 ;; esac
     mode_quality "$@" ;;
+  studio-bundle) mode_studio_bundle ;;
+  studio-part1) mode_studio_part 1 ;;
+  studio-part2) mode_studio_part 2 ;;
+  studio) mode_studio ;;
   help|-h|--help) usage; exit 0 ;;
   *) usage >&2; exit 2 ;;
 esac

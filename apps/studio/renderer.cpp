@@ -13,16 +13,15 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 Status Renderer::render(const Image& scene, const Params& params, const GlareParams& glare, OutputFormat format,
-                        OutputImage& out, FrameStats* stats, RenderTimings* timings,
-                        const cpu::CurveStatsHook* hook) const {
+                        OutputImage& out, FrameStats* stats, RenderTimings* timings, const Temporal* temporal) const {
   const auto t0 = std::chrono::steady_clock::now();
   RenderTimings t;
   MapTimings map;
   Status status;
   auto map_scene = [&](const Image& lit) {
-    if (!hook) return tone_map(lit, params, format, backend_, out, stats, &map);
-    out.allocate(lit.width, lit.height, format.channels, format.type);
-    return cpu::tone_map(lit.view(), params, out.view(), stats, &map, hook);
+    if (!temporal) return tone_map(lit, params, format, backend_, out, stats, &map);
+    return tone_map_temporal(lit.view(), params, format, backend_, *temporal->state, temporal->params, temporal->dt, out,
+                             stats, &map);
   };
   if (glare.strength > 0) {
     // Glare adds to the scene in place: it works on a copy so the cached image stays clean.

@@ -6,6 +6,7 @@
 #include "tonekit/image.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
+#include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
 
 namespace tonekit::studio {
@@ -24,11 +25,15 @@ class Renderer {
 
   // Glare (when strength > 0) then tone mapping of `scene`, as `tonekit map` does it: the same
   // calls in the same order, so an export equals the CLI's output byte for byte.
-  // `hook` (temporal adaptation: it replaces the statistics the curves read) is only offered by
-  // the CPU tone mapper, so a render with a hook runs on the CPU whatever the backend.
+  // `temporal`: one frame of a sequence with temporal adaptation (tone_map_temporal, on the
+  // chosen backend): its state before the frame, replaced by the state after it.
+  struct Temporal {
+    TemporalState* state = nullptr;
+    TemporalParams params{};
+    double dt = 0.0;
+  };
   Status render(const Image& scene, const Params& params, const GlareParams& glare, OutputFormat format,
-                OutputImage& out, FrameStats* stats, RenderTimings* timings,
-                const cpu::CurveStatsHook* hook = nullptr) const;
+                OutputImage& out, FrameStats* stats, RenderTimings* timings, const Temporal* temporal = nullptr) const;
 
  private:
   Backend backend_;

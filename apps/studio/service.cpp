@@ -178,17 +178,14 @@ Result<RenderReply> StudioService::render(const RenderRequest& request) {
     cached_key.clear();
     std::optional<TemporalState> state;
     if (request.temporal) state = temporal_state(request, entry);
-    cpu::CurveStatsHook hook;
-    if (state) {
-      // The step from the last frame of this view: one frame forward advances by 1/fps; a seek,
-      // a jump or another image reset the state (temporal_state), so dt only matters when it is
-      // the next frame.
-      const double dt = 1.0 / entry.fps;
-      hook = [&](const FrameStats& own) { return temporal_update(*state, own, *request.temporal, dt); };
-    }
+    // The step from the last frame of this view: one frame forward advances by 1/fps; a seek, a
+    // jump or another image reset the state (temporal_state), so dt only matters when it is the
+    // next frame.
+    Renderer::Temporal step;
+    if (state) step = {&*state, *request.temporal, 1.0 / entry.fps};
     // RGBA8: the page's ImageData layout, so the page copies the bytes without converting.
     Status s = renderer_.render(image, request.params, request.preset.glare, {PixelType::u8, 4}, out, &reply.stats,
-                                &reply.timings, state ? &hook : nullptr);
+                                &reply.timings, state ? &step : nullptr);
     if (!s.ok()) return s;
     if (state) {
       std::lock_guard l(temporal_mutex_);
@@ -270,7 +267,7 @@ Result<json> StudioService::quality(const RenderRequest& request) {
   // adaptation on, the view's state before this frame is used (as a re-render of the frame
   // shown would), read only: scoring must not move the view's adaptation.
   std::optional<TemporalState> state;
-  cpu::CurveStatsHook hook;
+  Renderer::Temporal step;
   if (request.temporal) {
     {
       std::lock_guard l(temporal_mutex_);
@@ -278,12 +275,12 @@ Result<json> StudioService::quality(const RenderRequest& request) {
       const bool shown = v != temporal_.end() && v->second.image == request.image && v->second.frame == request.frame;
       state = shown ? v->second.before : TemporalState{};
     }
-    hook = [&](const FrameStats& own) { return temporal_update(*state, own, *request.temporal, 1.0 / fps); };
+    step = {&*state, *request.temporal, 1.0 / fps};  // a copy of the view's state: scoring leaves it alone
   }
   OutputImage out;
   RenderTimings timings;
   if (Status s = renderer_.render(hdr, request.params, request.preset.glare, {PixelType::u8, 3}, out, nullptr,
-                                  &timings, state ? &hook : nullptr);
+                                  &timings, state ? &step : nullptr);
       !s.ok())
     return s;
   const auto s0 = std::chrono::steady_clock::now();

@@ -60,4 +60,14 @@ TemporalState seeded_state(const FrameStats& frame);
 // max_luminance replaced by the adapted key and peak.
 FrameStats temporal_update(TemporalState& state, const FrameStats& frame, const TemporalParams& params, double dt);
 
+// One frame of a stream through the host API (tonemap.hpp's tone_map) with temporal adaptation.
+// `state` is the stream's state before the frame (TemporalState{}: this frame seeds it) and after
+// it on return; `dt` the seconds since the previous frame. The same model on both backends: on
+// the CPU through tone_map's curve hook (temporal_update), on CUDA on the device (ToneMapper's
+// temporal mode, seeded with `state`, the state read back after the frame). *stats gets the
+// frame's own statistics, as tone_map's.
+Status tone_map_temporal(const ImageView& input, const Params& params, OutputFormat format, Backend backend,
+                         TemporalState& state, const TemporalParams& temporal, double dt, OutputImage& out,
+                         FrameStats* stats = nullptr, MapTimings* timings = nullptr);
+
 }  // namespace tonekit

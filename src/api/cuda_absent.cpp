@@ -26,7 +26,8 @@ int device_count() { return 0; }
 Status use_device(int) { return no_cuda_build(); }
 Status create_context() { return no_cuda_build(); }
 
-Status tone_map_host(const ImageView&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*) {
+Status tone_map_host(const ImageView&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*,
+                     const TemporalStep*) {
   return no_cuda_build();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 
+#include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
 
 namespace tonekit::cuda_entry {
@@ -28,10 +29,17 @@ Status use_device(int device);
 // Creates the CUDA context (the first CUDA call pays for it; prepare_backend() calls this early).
 Status create_context();
 
-// Whole-image tone mapping of a host image through the streamed host API.
+// One frame's temporal step for tone_map_host: the state before the frame (seeds the device's,
+// or resets it when not seeded), replaced by the state after it.
+struct TemporalStep {
+  TemporalState* state = nullptr;
+  const TemporalParams* params = nullptr;
+  double dt = 0.0;
+};
+
 // Whole-image tone mapping of a host image (float RGB/RGBA or half RGBA view) through one
-// cached device mapper.
+// cached device mapper; with `temporal`, temporal adaptation on the device.
 Status tone_map_host(const ImageView& input, const Params& params, OutputFormat format, OutputImage& out,
-                     FrameStats* stats, MapTimings* timings);
+                     FrameStats* stats, MapTimings* timings, const TemporalStep* temporal = nullptr);
 
 }  // namespace tonekit::cuda_entry

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "api/cuda_entry.hpp"
+#include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
 
 namespace tonekit {
@@ -43,8 +44,10 @@ double FrameStats::dynamic_range_stops() const {
   return std::log2(max_luminance / min_positive_luminance);
 }
 
-Status tone_map(const ImageView& input, const Params& params, OutputFormat format, Backend backend, OutputImage& out,
-                FrameStats* stats, MapTimings* timings) {
+namespace {
+
+// The checks both host entries make, then the backend `automatic` stands for.
+Result<Backend> host_request(const ImageView& input, OutputFormat format, Backend backend) {
   if (input.width <= 0 || input.height <= 0 || input.data == nullptr || input.space != MemorySpace::host)
     return invalid_argument("tone_map: empty input image, or not in host memory");
   if (input.channels != 3 && input.channels != 4) return invalid_argument("tone_map: input must have 3 or 4 channels");
@@ -54,11 +57,39 @@ Status tone_map(const ImageView& input, const Params& params, OutputFormat forma
   if (backend == Backend::automatic) backend = cuda_entry::available() ? Backend::cuda : Backend::cpu;
   if (backend == Backend::cuda) {
     std::string why;
-    if (!cuda_entry::available(&why)) return {StatusCode::no_device, "--backend cuda: " + why};
-    return cuda_entry::tone_map_host(input, params, format, out, stats, timings);
+    if (!cuda_entry::available(&why)) return Status{StatusCode::no_device, "--backend cuda: " + why};
   }
+  return backend;
+}
+
+}  // namespace
+
+Status tone_map(const ImageView& input, const Params& params, OutputFormat format, Backend backend, OutputImage& out,
+                FrameStats* stats, MapTimings* timings) {
+  auto b = host_request(input, format, backend);
+  if (!b.ok()) return b.status();
+  if (*b == Backend::cuda) return cuda_entry::tone_map_host(input, params, format, out, stats, timings);
   out.allocate(input.width, input.height, format.channels, format.type);
   return cpu::tone_map(input, params, out.view(), stats, timings);
+}
+
+Status tone_map_temporal(const ImageView& input, const Params& params, OutputFormat format, Backend backend,
+                         TemporalState& state, const TemporalParams& temporal, double dt, OutputImage& out,
+                         FrameStats* stats, MapTimings* timings) {
+  if (!(dt >= 0.0) || !std::isfinite(dt)) return invalid_argument("tone_map_temporal: dt must be a finite number >= 0");
+  auto b = host_request(input, format, backend);
+  if (!b.ok()) return b.status();
+  if (*b == Backend::cuda) {
+    const cuda_entry::TemporalStep step{&state, &temporal, dt};
+    return cuda_entry::tone_map_host(input, params, format, out, stats, timings, &step);
+  }
+  // The state changes only if the frame maps: a failure leaves the caller's as it was.
+  TemporalState next = state;
+  const cpu::CurveStatsHook hook = [&](const FrameStats& own) { return temporal_update(next, own, temporal, dt); };
+  out.allocate(input.width, input.height, format.channels, format.type);
+  if (Status s = cpu::tone_map(input, params, out.view(), stats, timings, &hook); !s.ok()) return s;
+  state = next;
+  return {};
 }
 
 Status tone_map(const Image& input, const Params& params, OutputFormat format, Backend backend, OutputImage& out,

@@ -195,7 +195,7 @@ Status create_context() {
 }
 
 Status tone_map_host(const ImageView& input, const Params& params, OutputFormat format, OutputImage& out,
-                     FrameStats* stats, MapTimings* timings) {
+                     FrameStats* stats, MapTimings* timings, const TemporalStep* temporal) {
   const auto t0 = std::chrono::steady_clock::now();
   InputFormat layout;
   if (input.type == PixelType::f32 && input.channels == 3) layout = InputFormat::rgb_f32;
@@ -245,13 +245,24 @@ Status tone_map_host(const ImageView& input, const Params& params, OutputFormat 
     f.timings = cfg.timings;
     f.mapper = std::move(mapper.value());
   }
+  // Temporal adaptation per call: on with the caller's state seeded (or reset: the frame seeds
+  // it), off otherwise (the cached mapper serves callers with and without).
+  if (temporal) {
+    if (Status s = f.mapper->set_temporal(true, *temporal->params); !s.ok()) return s;
+    if (Status s = temporal->state->seeded ? f.mapper->seed_temporal(*temporal->state) : f.mapper->reset_temporal(); !s.ok())
+      return s;
+  } else if (Status s = f.mapper->set_temporal(false, TemporalParams{}); !s.ok()) {
+    return s;
+  }
   out.allocate(input.width, input.height, format.channels, format.type);
   const std::size_t row_bytes = input.pixel_bytes() * static_cast<std::size_t>(input.width);
   TK_CUDA_CHECK(cudaMemcpy2DAsync(f.d_in, row_bytes, input.data, input.stride(), row_bytes, static_cast<std::size_t>(input.height),
                                   cudaMemcpyHostToDevice, f.stream));
-  if (Status s = f.mapper->process(f.d_in, 0, f.d_out, 0, f.stream); !s.ok()) return s;
+  if (Status s = f.mapper->process(f.d_in, 0, f.d_out, 0, f.stream, temporal ? temporal->dt : 0.0); !s.ok()) return s;
   TK_CUDA_CHECK(cudaMemcpyAsync(out.bytes.data(), f.d_out, out.bytes.size(), cudaMemcpyDeviceToHost, f.stream));
   TK_CUDA_CHECK(cudaStreamSynchronize(f.stream));
+  if (temporal)
+    if (Status s = f.mapper->read_temporal_state(*temporal->state); !s.ok()) return s;
   if (stats)
     if (Status s = f.mapper->read_stats(*stats); !s.ok()) return s;
   if (timings) {

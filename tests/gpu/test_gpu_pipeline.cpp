@@ -127,6 +127,47 @@ TEST(GpuPipeline, test_gpu_temporal_robust_peak_matches_cpu) {
   check_temporal_sequence("drago-local", 131, 77, 2, {{"peak_percentile", "99.99"}});
 }
 
+// The host API's temporal entry (tone_map_temporal) on CUDA against the CPU, frame by frame
+// through the cached device mapper; a plain tone_map between two frames (the same cached mapper,
+// temporal off) does not disturb the caller's state.
+TEST(GpuPipeline, test_gpu_host_api_temporal_matches_cpu) {
+  REQUIRE_GPU();
+  for (auto [w, h] : {std::pair{333, 197}, std::pair{1920, 1080}}) {
+    Result<Image> base = synth::render_scene("night-drive", w, h);
+    ASSERT_TRUE(base.ok());
+    for (const char* op : {"reinhard", "drago", "reinhard-sat"}) {
+      Result<Params> params = prepare_params(op, {{"dither", "0"}});
+      ASSERT_TRUE(params.ok());
+      TemporalState gpu_state, cpu_state;
+      const double dt = 1.0 / 30;
+      int n = 0;
+      for (float gain : {1.0f, 1.5f, 3.0f, 3.0f, 200.0f, 1.0f, 0.5f}) {
+        const Image frame = scaled(*base, gain);
+        OutputImage gpu, cpu, plain;
+        gpu.bytes.assign(std::size_t(w) * h * 4, 0xAB);  // poisoned
+        ASSERT_TRUE(tone_map_temporal(frame.view(), *params, {PixelType::u8, 4}, Backend::cuda, gpu_state, TemporalParams{},
+                                      dt, gpu)
+                        .ok());
+        ASSERT_TRUE(tone_map_temporal(frame.view(), *params, {PixelType::u8, 4}, Backend::cpu, cpu_state, TemporalParams{},
+                                      dt, cpu)
+                        .ok());
+        const std::string what = std::string(op) + " " + std::to_string(w) + "x" + std::to_string(h) + " frame " +
+                                 std::to_string(n++);
+        EXPECT_NEAR(gpu_state.log_key, cpu_state.log_key, 1e-6) << what;
+        EXPECT_NEAR(gpu_state.log_peak, cpu_state.log_peak, 1e-6) << what;
+        EXPECT_EQ(gpu_state.cuts, cpu_state.cuts) << what;
+        EXPECT_EQ(gpu_state.frames, cpu_state.frames) << what;
+        std::size_t differing = 0;
+        const int tolerance = std::strcmp(op, "reinhard-sat") == 0 ? 2 : 1;
+        EXPECT_LE(max_difference(gpu.bytes, cpu.bytes, &differing), tolerance) << what;
+        EXPECT_LE(differing, gpu.bytes.size() / 1000) << what;
+        ASSERT_TRUE(tone_map(frame, *params, {PixelType::u8, 4}, Backend::cuda, plain).ok());  // temporal off between
+      }
+      EXPECT_EQ(gpu_state.cuts, 2u) << op;
+    }
+  }
+}
+
 TEST(GpuPipeline, test_gpu_temporal_reset_seed_and_determinism) {
   REQUIRE_GPU();
   const int w = 40, h = 30;

@@ -182,5 +182,42 @@ TEST(Temporal, CpuMapUsesTheAdaptedKey) {
   }
 }
 
+// The host API's temporal entry on the CPU: the same bytes and state as cpu::tone_map with the
+// model's hook, frame after frame; a bad time step or a bad frame is an error that leaves the
+// caller's state as it was.
+TEST(Temporal, HostApiCarriesTheStateAcrossFrames) {
+  Result<Image> base = synth::render_scene("night-drive", 48, 32, 1);
+  ASSERT_TRUE(base.ok());
+  Result<Params> params = prepare_params("reinhard", {{"dither", "0"}});
+  ASSERT_TRUE(params.ok());
+  TemporalState api_state, ref_state;
+  const double dt = 1.0 / 24;
+  for (float gain : {1.0f, 2.0f, 4.0f, 4.0f, 300.0f, 1.0f}) {
+    Image frame = *base;
+    for (float& v : frame.pixels) v *= gain;
+    OutputImage got, ref;
+    ASSERT_TRUE(tone_map_temporal(frame.view(), *params, {PixelType::u8, 3}, Backend::cpu, api_state, TemporalParams{}, dt, got)
+                    .ok());
+    ref.allocate(48, 32, 3, PixelType::u8);
+    cpu::CurveStatsHook hook = [&](const FrameStats& f) { return temporal_update(ref_state, f, TemporalParams{}, dt); };
+    ASSERT_TRUE(cpu::tone_map(frame.view(), *params, ref.view(), nullptr, nullptr, &hook).ok());
+    EXPECT_EQ(got.bytes, ref.bytes) << "gain " << gain;
+    EXPECT_EQ(api_state.log_key, ref_state.log_key) << "gain " << gain;
+    EXPECT_EQ(api_state.frames, ref_state.frames);
+  }
+  EXPECT_EQ(api_state.frames, 1u);  // the 300x jump was a cut, and so was the return: 1 frame since
+  EXPECT_EQ(api_state.cuts, 2u);
+
+  const TemporalState before = api_state;
+  OutputImage out;
+  EXPECT_EQ(tone_map_temporal(base->view(), *params, {PixelType::u8, 3}, Backend::cpu, api_state, TemporalParams{}, -1.0, out)
+                .code(),
+            StatusCode::invalid_argument);
+  EXPECT_EQ(tone_map_temporal(base->view(), *params, {PixelType::u8, 2}, Backend::cpu, api_state, TemporalParams{}, dt, out)
+                .code(),
+            StatusCode::invalid_argument);
+  EXPECT_EQ(std::memcmp(&before, &api_state, sizeof before), 0);
+}
+
 }  // namespace
 }  // namespace tonekit

@@ -22,8 +22,9 @@ const state = {
   frame: 0, fps: 24, playing: false, playTimes: [], temporal: { on: false, values: {} },
 };
 // Read by the browser test (tests/studio/e2e): renders drawn and slider-to-pixels latencies.
+// pageLog: the last renders' stages as the page saw them (scripts/studio_browser_bench.py reads it).
 const stats = window.studio = { renders: 0, latencies: [], lastLatencyMs: null, errors: [], ready: false,
-  framesPlayed: 0, playFps: 0, frame: 0 };
+  framesPlayed: 0, playFps: 0, frame: 0, pageLog: [] };
 
 const viewer = new Viewer($('viewer'), $('canvas-a'), $('canvas-b'), $('divider'));
 
@@ -40,7 +41,7 @@ function defaultView(opId, previous) {
 
 function currentImage() { return state.images.find(i => i.id === state.image); }
 
-function requestBody(v) {
+function requestBody(v, frame = state.frame) {
   const view = state.views[v];
   const img = currentImage();
   const body = { image: state.image, operator: view.op, params: view.params, glare: view.glare };
@@ -51,7 +52,7 @@ function requestBody(v) {
     body.width = viewer.fitWidth(img.width || 1920, img.height || 1080);
   }
   if (img.sequence) {
-    Object.assign(body, { frame: state.frame, fps: state.fps });
+    Object.assign(body, { frame, fps: state.fps });
     if (state.temporal.on) body.temporal = { on: true, ...state.temporal.values };
   }
   return body;
@@ -69,8 +70,7 @@ function showError(e) {
 const nextPaint = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
 
 // One request in flight per view; moves made meanwhile become one follow-up request. The
-// promise resolves when the view is idle again (playback waits on it: the next frame is asked
-// for only once the previous one is drawn).
+// promise resolves when the view is idle again. (Playback asks for its frames itself: playLoop.)
 function renderView(v) {
   if (state.image === null) return Promise.resolve();
   if (state.inflight[v]) { state.dirty[v] = true; return state.idle[v]; }
@@ -86,27 +86,42 @@ function renderView(v) {
 async function renderOnce(v) {
   const inputTime = state.inputTime[v];
   state.inputTime[v] = null;
-  const body = { ...requestBody(v), view: `${clientId}/${v}`, seq: ++state.seq[v] };
-  const t0 = performance.now();
   try {
-    const frame = await api.render(body);
-    if (frame) {
-      viewer.show(v, frame);
-      await nextPaint();
-      const t1 = performance.now();
-      stats.renders++;
-      if (inputTime !== null) {
-        performance.measure('slider-to-pixels', { start: inputTime, end: t1 });
-        stats.lastLatencyMs = t1 - inputTime;
-        stats.latencies.push(stats.lastLatencyMs);
-        stats.lastTimings = { ...frame.timings, roundTrip: t1 - t0 };
-      }
-      showTimings(frame, t1 - t0, t1);
-      if (v === state.edit) scheduleHistogram();
-    }
+    const frame = await fetchView(v);
+    if (frame) await draw([[v, frame]], { [v]: inputTime });
   } catch (e) {
     showError(e);
     if (state.playing) setPlaying(false);
+  }
+}
+
+// View v's render of the frame shown (bytes and timings), or null when the server dropped it as stale.
+function fetchView(v) {
+  return api.render({ ...requestBody(v), view: `${clientId}/${v}`, seq: ++state.seq[v] });
+}
+
+// Puts the fetched frames ([view, frame] pairs) on the canvases and waits for the next paint:
+// the pixels are on screen when it resolves. Slider latencies end here.
+async function draw(frames, inputTimes = {}) {
+  for (const [v, frame] of frames) viewer.show(v, frame);
+  const shown = performance.now();
+  await nextPaint();
+  const t1 = performance.now();
+  for (const [v, frame] of frames) {
+    stats.renders++;
+    const t = frame.timings;
+    stats.pageLog.push({ ...t, request: frame.headers - frame.sent, body: frame.body - frame.headers,
+                         draw: shown - frame.body, paint: t1 - shown, roundTrip: t1 - frame.sent });
+    if (stats.pageLog.length > 40) stats.pageLog.shift();
+    const inputTime = inputTimes[v] ?? null;
+    if (inputTime !== null) {
+      performance.measure('slider-to-pixels', { start: inputTime, end: t1 });
+      stats.lastLatencyMs = t1 - inputTime;
+      stats.latencies.push(stats.lastLatencyMs);
+      stats.lastTimings = { ...t, roundTrip: t1 - frame.sent };
+    }
+    showTimings(frame, t1 - frame.sent, t1);
+    if (v === state.edit) scheduleHistogram();
   }
 }
 
@@ -131,23 +146,42 @@ function setPlaying(on) {
   if (on) playLoop();
 }
 
-// Frames in order, each asked for once the previous one is on screen: nothing is dropped and
-// nothing queues behind a slow render; the rate shown is the one measured here.
+// Frames in order, one asked for ahead: frame n+1 is requested as soon as frame n's reply headers
+// are in (the server has finished n), so the server renders n+1 while n's bytes arrive and are
+// drawn. At most one frame is ahead, nothing is dropped (n's reply was already let through when
+// n+1 arrives), and the frame requested last is always the one shown when playing stops (with
+// temporal adaptation the server's state is that frame's). The rate shown is measured here, on
+// screen.
 async function playLoop() {
   state.playTimes = [];
-  while (state.playing) {
-    const img = currentImage();
-    if (!img?.sequence) { setPlaying(false); break; }
-    setFrame((state.frame + 1) % img.frames);
-    await renderAll();
+  const img = currentImage();
+  if (!img?.sequence) { setPlaying(false); return; }
+  const views = () => (viewer.ab ? ['a', 'b'] : ['a']);
+  const start = n => Promise.all(views().map(v =>
+    api.renderStarted({ ...requestBody(v, n), view: `${clientId}/${v}`, seq: ++state.seq[v] }).then(r => [v, r])))
+    .then(replies => ({ n, replies }));
+  let next = start((state.frame + 1) % img.frames);
+  for (;;) {
+    let frames, n, more;
+    try {
+      const got = await next;
+      n = got.n;
+      more = state.playing && currentImage() === img;
+      if (more) next = start((n + 1) % img.frames);
+      // A view the server dropped (a newer request for it) keeps its pixels.
+      frames = (await Promise.all(got.replies.map(async ([v, r]) => [v, r && await r.complete()]))).filter(([, f]) => f);
+    } catch (e) { showError(e); setPlaying(false); return; }
+    setFrame(n);
+    await draw(frames);
     state.playTimes.push(performance.now());
     if (state.playTimes.length > 20) state.playTimes.shift();
-    const n = state.playTimes.length;
+    const k = state.playTimes.length;
     stats.framesPlayed++;
-    if (n > 1) {
-      stats.playFps = (n - 1) * 1000 / (state.playTimes[n - 1] - state.playTimes[0]);
+    if (k > 1) {
+      stats.playFps = (k - 1) * 1000 / (state.playTimes[k - 1] - state.playTimes[0]);
       $('play-fps').textContent = stats.playFps.toFixed(1);
     }
+    if (!more) return;
   }
 }
 

@@ -5,7 +5,7 @@
 set -eu
 BUILD=${1:-build-gpu}
 S=$(mktemp -d); mkdir -p $S/bin $S/lib .carry-i
-for b in night_drive tonekit_interop_gl_tests tonekit_interop_vulkan_tests tonekit_gpu_local_tests; do
+for b in night_drive tonekit_interop_gl_tests tonekit_interop_vulkan_tests tonekit_interop_handover_tests tonekit_gpu_local_tests; do
   [ -x $BUILD/bin/$b ] && strip -o $S/bin/$b $BUILD/bin/$b
 done
 for l in $(ldd $S/bin/* | awk '/=>/ {print $3}' | sort -u); do

@@ -842,6 +842,7 @@ mode_interop() {
   cd $B/bin || return 1
   timeout 200 ./tonekit_interop_gl_tests --gtest_also_run_disabled_tests 2>&1 | grep -v "^\[ RUN" | tail -60 > "$OUT/gl_tests.log"
   timeout 120 ./tonekit_interop_vulkan_tests 2>&1 | grep -v "^\[ RUN" | tail -40 > "$OUT/vk_tests.log"
+  [ -x ./tonekit_interop_handover_tests ] && timeout 200 ./tonekit_interop_handover_tests 2>&1 | grep -v "^\[ RUN" | tail -40 >> "$OUT/vk_tests.log"
   [ -x ./tonekit_gpu_local_tests ] && timeout 300 ./tonekit_gpu_local_tests 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|tests ran" | head -30 > "$OUT/local_tests.log"
   ND="./night_drive --quiet --frames 200 --warmup 30 --throughput 300"
   # shellcheck disable=SC2086,SC2012  # $ND: the command and its options
@@ -850,6 +851,7 @@ mode_interop() {
     $ND --size $s --backend none 2>&1 | grep -E "summary|error|night_drive:"
     $ND --size $s 2>&1 | grep -E "summary|error|night_drive:"
     $ND --size $s --vulkan 2>&1 | grep -E "summary|error|night_drive:"
+    $ND --size $s --vulkan --handover copy 2>&1 | grep -E "summary|error"
   done
   $ND --size 3840x2160 --no-glare 2>&1 | grep -E "summary|error"
   $ND --size 3840x2160 --op reinhard 2>&1 | grep -E "summary|error"

@@ -3,7 +3,8 @@
 // through tonekit::GlPass (zero copy; reinhard-sat, glare and temporal adaptation by default) or,
 // with --vulkan, through tonekit::VulkanPass with the frames handed over in Vulkan-allocated
 // memory (vulkan_handover.hpp), and writes PNGs and/or y4m. Prints per-frame timings (render: GL
-// timer query; tone map: the ToneMapper's CUDA events; map/unmap: host clock) and a summary with
+// timer query; tone map: the ToneMapper's CUDA events; map/unmap: host clock, with --vulkan the GL and
+// CUDA semaphore calls before and after the frame) and a summary with
 // medians and the frame rate, then (--throughput N) N more frames with no timing at all for the
 // frame rate a display loop would see. --backend cpu tone maps a read-back on the CPU (no CUDA:
 // Mesa's llvmpipe checks the scene).
@@ -53,6 +54,7 @@ struct Options {
   bool no_temporal = false;
   std::string backend = "gl";
   bool vulkan = false;
+  std::string handover = "auto";
   std::string png, y4m;
   int every = 1;
   bool quiet = false;
@@ -96,6 +98,8 @@ int run(const Options& o) {
   const std::string backend = o.vulkan ? "vulkan" : o.backend;
   if (backend != "gl" && backend != "vulkan" && backend != "cpu" && backend != "none")
     return report(invalid_argument("--backend must be gl, vulkan, cpu or none (render only)"));
+  if (o.handover != "auto" && o.handover != "images" && o.handover != "rows" && o.handover != "copy")
+    return report(invalid_argument("--handover must be auto, images, rows or copy"));
   // Thesis 7.1: night driving scenes want a key of 0.72-1.0; --set key=... overrides it.
   std::vector<std::string> settings{"key=0.72"};
   settings.insert(settings.end(), o.settings.begin(), o.settings.end());
@@ -162,10 +166,28 @@ int run(const Options& o) {
     c.glare = o.glare;
     c.temporal = !o.no_temporal;
     c.timings = true;
-    auto p = night_drive::VulkanHandover::create(W, H, c);
+    using night_drive::Handover;
+    // auto: the first way this driver can: images (zero copy), rows (zero copy), copy.
+    std::vector<Handover> ways{Handover::images, Handover::rows, Handover::copy};
+    if (o.handover == "images") ways = {Handover::images};
+    if (o.handover == "rows") ways = {Handover::rows};
+    if (o.handover == "copy") ways = {Handover::copy};
+    Result<std::unique_ptr<night_drive::VulkanHandover>> p = Status{StatusCode::unsupported, "no hand-over tried"};
+    for (Handover way : ways) {
+      p = night_drive::VulkanHandover::create(W, H, c, way);
+      if (p.ok() || p.status().code() != StatusCode::unsupported || o.handover != "auto") break;
+      std::fprintf(stderr, "night_drive: no %s hand-over here (%s)\n", night_drive::handover_name(way),
+                   p.status().message().c_str());
+    }
     if (!p.ok()) return report(p.status());
     vkpass = std::move(p.value());
-    std::fprintf(stderr, "night_drive: Vulkan pass on %s (GL frames copied into Vulkan memory)\n", vkpass->vulkan_device());
+    if (vkpass->mode() != Handover::copy)
+      if (Status s = scene.use_target(vkpass->target_texture()); !s.ok()) return report(s);
+    const char* how = vkpass->mode() == Handover::images ? "zero copy: GL draws into a Vulkan image the pass reads as a CUDA array"
+                      : vkpass->mode() == Handover::rows ? "zero copy: GL draws into a linear Vulkan image the pass reads as rows"
+                                                         : "GL frames copied into Vulkan memory";
+    std::fprintf(stderr, "night_drive: Vulkan pass on %s, hand-over %s (%s)\n", vkpass->vulkan_device(),
+                 night_drive::handover_name(vkpass->mode()), how);
   }
 #else
   if (backend == "vulkan") return report(invalid_argument("--vulkan: this build has no Vulkan (libvulkan-dev)"));
@@ -189,10 +211,17 @@ int run(const Options& o) {
   bool closed = false;  // the window was closed: the run ends early
   auto one_frame = [&](int i, bool timed) -> Status {
     const double t = o.start + std::max(0, i - o.warmup) * dt;
+    double map_ms = 0, unmap_ms = 0, tm_ms = 0;
+#if TONEKIT_NIGHT_DRIVE_VULKAN
+    if (vkpass) {  // images, rows: GL waits for the pass to be done with the last frame before drawing
+      const auto h0 = clock::now();
+      vkpass->begin_frame();
+      map_ms = std::chrono::duration<double, std::milli>(clock::now() - h0).count();
+    }
+#endif
     if (timed) render_timer.begin(i);
     scene.render(t);
     if (timed) render_timer.end();
-    double map_ms = 0, unmap_ms = 0, tm_ms = 0;
     const bool write = timed && output.active() && i >= o.warmup && (i - o.warmup) % o.every == 0;
 #if TONEKIT_NIGHT_DRIVE_CUDA
     if (glpass) {
@@ -208,21 +237,22 @@ int run(const Options& o) {
     }
 #if TONEKIT_NIGHT_DRIVE_VULKAN
     if (vkpass) {
+      // Host time: GL's wait/signal (+ the copy's enqueue in copy mode) and CUDA's semaphore calls.
       if (timed) copy_timer.begin(i);
-      vkpass->hand_over(scene.colour_texture());
+      const auto h0 = clock::now();
+      vkpass->end_frame(scene.colour_texture());
+      unmap_ms = std::chrono::duration<double, std::milli>(clock::now() - h0).count();
       if (timed) copy_timer.end();
       if (Status s = vkpass->pass().process(stream, dt); !s.ok()) return s;
+      map_ms += vkpass->pass().interop_timings().wait_ms;
+      unmap_ms += vkpass->pass().interop_timings().signal_ms;
       if (timed) {
         StageTimings st;
         if (Status s = vkpass->pass().mapper().read_timings(st); !s.ok()) return s;
         tm_ms = st.total_ms;
       }
-      if (write) {
-        if (cudaMemcpyAsync(rgba.data(), vkpass->pass().output_device_pointer(), rgba.size(), cudaMemcpyDeviceToHost,
-                            stream) != cudaSuccess ||
-            cudaStreamSynchronize(stream) != cudaSuccess)
-          return Status{StatusCode::runtime_error, "read-back of the Vulkan output failed"};
-      }
+      if (write)
+        if (Status s = vkpass->read_output(rgba.data(), stream); !s.ok()) return s;
     }
 #endif
 #endif
@@ -326,6 +356,11 @@ int main(int argc, char** argv) {
   app.add_option("--backend", o.backend, "gl (GlPass, zero copy), vulkan, cpu (read back, CPU map), none (render only)")
       ->capture_default_str();
   app.add_flag("--vulkan", o.vulkan, "same as --backend vulkan: frames handed over in Vulkan memory to VulkanPass");
+  app.add_option("--handover", o.handover,
+                 "vulkan: images (GL draws into a Vulkan image, CUDA reads it as an array: zero copy), rows (into a "
+                 "linear Vulkan image, read as rows: zero copy), copy (GL copies each frame into a Vulkan buffer), auto "
+                 "(the first of these the driver can)")
+      ->capture_default_str();
   app.add_option("--png", o.png, "write frames as PNGs: a %d pattern such as out/night.%04d.png");
   app.add_option("--y4m", o.y4m, "write frames as y4m (8-bit 4:2:0, BT.709 limited): a file or - for stdout");
   app.add_option("--every", o.every, "write every Nth frame")->capture_default_str();

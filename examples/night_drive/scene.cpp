@@ -259,16 +259,25 @@ Scene::~Scene() {
 tonekit::Status Scene::resize(int width, int height) {
   width_ = width;
   height_ = height;
+  external_ = 0;  // a caller's target has its own size: back to the scene's own buffer
+  return make_target();
+}
+
+tonekit::Status Scene::use_target(unsigned texture) {
+  external_ = texture;
   return make_target();
 }
 
 tonekit::Status Scene::make_target() {
   if (fbo_) glDeleteFramebuffers(1, &fbo_);
   if (colour_) glDeleteTextures(1, &colour_);
-  glCreateTextures(GL_TEXTURE_2D, 1, &colour_);
-  glTextureStorage2D(colour_, 1, GL_RGBA16F, width_, height_);
+  colour_ = 0;
+  if (!external_) {
+    glCreateTextures(GL_TEXTURE_2D, 1, &colour_);
+    glTextureStorage2D(colour_, 1, GL_RGBA16F, width_, height_);
+  }
   glCreateFramebuffers(1, &fbo_);
-  glNamedFramebufferTexture(fbo_, GL_COLOR_ATTACHMENT0, colour_, 0);
+  glNamedFramebufferTexture(fbo_, GL_COLOR_ATTACHMENT0, colour_texture(), 0);
   if (glCheckNamedFramebufferStatus(fbo_, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
     return tonekit::Status{tonekit::StatusCode::runtime_error, "night drive: the RGBA16F framebuffer is incomplete"};
   if (const GLenum e = glGetError(); e != GL_NO_ERROR)

@@ -21,18 +21,21 @@ class Scene {
  public:
   tonekit::Status create(int width, int height);  // a GL context must be current
   ~Scene();
-  tonekit::Status resize(int width, int height);
+  tonekit::Status resize(int width, int height);  // the scene's own colour buffer at the new size
+  // Draws into `texture` (GL_RGBA16F, width() x height(), owned by the caller: --vulkan's zero-copy
+  // hand-over, a texture on Vulkan memory) instead of the scene's own colour buffer, which is freed.
+  tonekit::Status use_target(unsigned texture);
   // Draws the frame at time t (s) into the colour texture.
   void render(double t);
   bool high_beam(double t) const;
-  unsigned colour_texture() const { return colour_; }  // GL_RGBA16F
+  unsigned colour_texture() const { return external_ ? external_ : colour_; }  // GL_RGBA16F
   int width() const { return width_; }
   int height() const { return height_; }
   SceneTimeline timeline;
 
  private:
   tonekit::Status make_target();
-  unsigned program_ = 0, vao_ = 0, fbo_ = 0, colour_ = 0;
+  unsigned program_ = 0, vao_ = 0, fbo_ = 0, colour_ = 0, external_ = 0;
   int width_ = 0, height_ = 0;
   int u_res_ = -1, u_cam_z_ = -1, u_car_z_ = -1, u_high_ = -1, u_exit_ = -1, u_time_ = -1;
 };

@@ -9,8 +9,13 @@
 // written), tone maps, and signals the `signal` semaphore (the application's next submission
 // that reads the output or rewrites the input waits on it): no host synchronisation.
 // No Vulkan headers here: the pass needs CUDA only (target tonekit_vulkan); the application
-// brings the Vulkan side. The memory must be linear rows (a VkBuffer, or a VkImage with
-// VK_IMAGE_TILING_LINEAR and its row pitch as the stride).
+// brings the Vulkan side. The frames are either linear rows (a VkBuffer, or a VkImage with
+// VK_IMAGE_TILING_LINEAR and its row pitch as the stride: cudaExternalMemoryGetMappedBuffer,
+// ToneMapper::process) or, with `images`, a renderer's own colour attachments: VkImages with
+// VK_IMAGE_TILING_OPTIMAL (input VK_FORMAT_R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT, output
+// VK_FORMAT_R8G8B8A8_UNORM; 2D, one level, one layer), imported as CUDA mipmapped arrays
+// (cudaExternalMemoryGetMappedMipmappedArray, flagged as colour attachments) and read and
+// written through surface objects (ToneMapper::process_surfaces): no copy on either side.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -18,6 +23,8 @@
 #include <memory>
 
 #include "tonekit/tone_mapper.hpp"
+
+struct cudaArray;
 
 namespace tonekit {
 
@@ -33,6 +40,10 @@ struct VulkanMemoryHandle {
 struct VulkanPassConfig {
   int width = 0;
   int height = 0;
+  // rows: linear memory (the strides apply); images: optimal-tiling VkImages (input rgba_f16 or
+  // rgba_f32, output u8 x 4; the strides are ignored).
+  enum class Layout { rows, images };
+  Layout layout = Layout::rows;
   InputFormat input = InputFormat::rgba_f16;  // rgba_f16, rgba_f32 or rgb_f32 (scene-linear BT.709)
   std::size_t input_stride = 0;               // bytes between rows, 0 = packed
   VulkanMemoryHandle input_memory;
@@ -53,6 +64,13 @@ struct VulkanPassConfig {
   bool timings = false;
 };
 
+// Host time of the last process()'s semaphore operations (steady clock): what the pass adds to
+// the calling thread beyond ToneMapper::process.
+struct VulkanInteropTimings {
+  double wait_ms = 0.0;    // cudaWaitExternalSemaphoresAsync (enqueued on the stream)
+  double signal_ms = 0.0;  // cudaSignalExternalSemaphoresAsync
+};
+
 class VulkanPass {
  public:
   static Result<std::unique_ptr<VulkanPass>> create(const VulkanPassConfig& config);
@@ -64,9 +82,12 @@ class VulkanPass {
   Status process(CUstream_st* stream = nullptr, double dt_seconds = 0.0);
 
   ToneMapper& mapper();
-  const void* input_device_pointer() const;  // the imported memory, for tests and read-backs
+  const void* input_device_pointer() const;  // the imported memory, for tests and read-backs (rows)
   void* output_device_pointer();
+  cudaArray* input_array() const;  // the imported images' level 0 (images), for tests and read-backs
+  cudaArray* output_array() const;
   int cuda_device() const;
+  VulkanInteropTimings interop_timings() const;
 
  private:
   struct Impl;

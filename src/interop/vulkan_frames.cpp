@@ -101,13 +101,12 @@ Result<ExportedBuffer> VulkanDevice::create_buffer(VkDeviceSize bytes) {
   TK_VK_CHECK(vkCreateBuffer(device_, &bci, nullptr, &b.buffer));
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, b.buffer, &req);
-  VkPhysicalDeviceMemoryProperties mp;
-  vkGetPhysicalDeviceMemoryProperties(physical_, &mp);
-  std::uint32_t type = mp.memoryTypeCount;
-  for (std::uint32_t i = 0; i < mp.memoryTypeCount && type == mp.memoryTypeCount; ++i)
-    if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) type = i;
-  for (std::uint32_t i = 0; i < mp.memoryTypeCount && type == mp.memoryTypeCount; ++i)
-    if (req.memoryTypeBits & (1u << i)) type = i;  // software devices: any type the buffer allows
+  auto mt = device_local_type(req.memoryTypeBits);
+  if (!mt.ok()) {
+    vkDestroyBuffer(device_, b.buffer, nullptr);
+    return mt.status();
+  }
+  const std::uint32_t type = *mt;
   VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
   dedicated.buffer = b.buffer;
   VkExportMemoryAllocateInfo exp{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
@@ -135,16 +134,125 @@ void VulkanDevice::destroy_buffer(ExportedBuffer& b) {
   b = ExportedBuffer{};
 }
 
-Result<VulkanMemoryHandle> VulkanDevice::export_memory(const ExportedBuffer& b) {
+Result<std::uint32_t> VulkanDevice::device_local_type(std::uint32_t allowed_types) const {
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(physical_, &mp);
+  for (std::uint32_t i = 0; i < mp.memoryTypeCount; ++i)
+    if ((allowed_types & (1u << i)) && (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) return i;
+  for (std::uint32_t i = 0; i < mp.memoryTypeCount; ++i)
+    if (allowed_types & (1u << i)) return i;  // software devices: any type the resource allows
+  return Status{StatusCode::runtime_error, "Vulkan: no memory type for the resource"};
+}
+
+Result<VulkanMemoryHandle> VulkanDevice::export_fd(VkDeviceMemory memory, VkDeviceSize size, VkDeviceSize offset) {
   VkMemoryGetFdInfoKHR gi{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
-  gi.memory = b.memory;
+  gi.memory = memory;
   gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   VulkanMemoryHandle h;
   TK_VK_CHECK(get_memory_fd_(device_, &gi, &h.fd));
-  h.size = b.size;
-  h.offset = 0;
+  h.size = size;
+  h.offset = offset;
   h.dedicated = true;
   return h;
+}
+
+Result<VulkanMemoryHandle> VulkanDevice::export_memory(const ExportedBuffer& b) { return export_fd(b.memory, b.size, 0); }
+
+Result<VulkanMemoryHandle> VulkanDevice::export_memory(const ExportedImage& i) {
+  return export_fd(i.memory, i.size, i.offset);
+}
+
+Result<ExportedImage> VulkanDevice::create_image(int width, int height, VkFormat format, VkImageTiling tiling) {
+  const bool linear = tiling == VK_IMAGE_TILING_LINEAR;
+  const std::string kind = linear ? "linear" : "optimal-tiling";
+  if (width < 1 || height < 1) return invalid_argument("Vulkan: empty " + kind + " image");
+  VkFormatProperties fp;
+  vkGetPhysicalDeviceFormatProperties(physical_, format, &fp);
+  const VkFormatFeatureFlags features = linear ? fp.linearTilingFeatures : fp.optimalTilingFeatures;
+  if (!(features & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT))
+    return Status{StatusCode::unsupported, "Vulkan: " + name_ + " cannot render into a " + kind + " image of format " +
+                                               std::to_string(format)};
+  VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                            VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  if (features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT) usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+  // Exportable as an opaque fd with this tiling and usage?
+  VkPhysicalDeviceExternalImageFormatInfo ext_info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO};
+  ext_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkPhysicalDeviceImageFormatInfo2 fi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2};
+  fi.pNext = &ext_info;
+  fi.format = format;
+  fi.type = VK_IMAGE_TYPE_2D;
+  fi.tiling = tiling;
+  fi.usage = usage;
+  VkExternalImageFormatProperties ext_props{VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+  VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2};
+  props.pNext = &ext_props;
+  if (const VkResult r = vkGetPhysicalDeviceImageFormatProperties2(physical_, &fi, &props); r != VK_SUCCESS)
+    return Status{StatusCode::unsupported, "Vulkan: " + name_ + " has no exportable " + kind + " colour-attachment image of format " +
+                                               std::to_string(format) + " (VkResult " + std::to_string(r) + ")"};
+  if (!(ext_props.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+    return Status{StatusCode::unsupported, "Vulkan: " + kind + " images of format " + std::to_string(format) +
+                                               " are not exportable as opaque fds on " + name_};
+  if (std::uint32_t(width) > props.imageFormatProperties.maxExtent.width ||
+      std::uint32_t(height) > props.imageFormatProperties.maxExtent.height)
+    return Status{StatusCode::unsupported, "Vulkan: a " + kind + " image is at most " +
+                                               std::to_string(props.imageFormatProperties.maxExtent.width) + "x" +
+                                               std::to_string(props.imageFormatProperties.maxExtent.height) + " on " + name_};
+  ExportedImage img;
+  VkExternalMemoryImageCreateInfo ext{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
+  ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  ici.pNext = &ext;
+  ici.imageType = VK_IMAGE_TYPE_2D;
+  ici.format = format;
+  ici.extent = {std::uint32_t(width), std::uint32_t(height), 1};
+  ici.mipLevels = 1;
+  ici.arrayLayers = 1;
+  ici.samples = VK_SAMPLE_COUNT_1_BIT;
+  ici.tiling = tiling;
+  ici.usage = usage;
+  ici.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  TK_VK_CHECK(vkCreateImage(device_, &ici, nullptr, &img.image));
+  VkMemoryRequirements req;
+  vkGetImageMemoryRequirements(device_, img.image, &req);
+  auto type = device_local_type(req.memoryTypeBits);
+  if (!type.ok()) {
+    destroy_image(img);
+    return type.status();
+  }
+  VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+  dedicated.image = img.image;
+  VkExportMemoryAllocateInfo exp{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+  exp.pNext = &dedicated;
+  exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.pNext = &exp;
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = *type;
+  if (const VkResult r = vkAllocateMemory(device_, &mai, nullptr, &img.memory); r != VK_SUCCESS) {
+    destroy_image(img);
+    return vk_error(r, "vkAllocateMemory (exportable image)");
+  }
+  img.size = req.size;
+  if (const VkResult r = vkBindImageMemory(device_, img.image, img.memory, 0); r != VK_SUCCESS) {
+    destroy_image(img);
+    return vk_error(r, "vkBindImageMemory");
+  }
+  if (linear) {  // an optimal image has no layout to query: the driver's own, at offset 0
+    VkImageSubresource sub{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+    VkSubresourceLayout layout;
+    vkGetImageSubresourceLayout(device_, img.image, &sub, &layout);
+    img.offset = layout.offset;
+    img.row_pitch = layout.rowPitch;
+  }
+  return img;
+}
+
+void VulkanDevice::destroy_image(ExportedImage& i) {
+  if (i.image) vkDestroyImage(device_, i.image, nullptr);
+  if (i.memory) vkFreeMemory(device_, i.memory, nullptr);
+  i = ExportedImage{};
 }
 
 Result<VkSemaphore> VulkanDevice::create_semaphore() {

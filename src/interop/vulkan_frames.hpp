@@ -23,6 +23,18 @@ struct ExportedBuffer {
   VkDeviceSize size = 0;  // the allocation's size
 };
 
+// A 2D image in its own exportable memory. Linear tiling: rows of `row_pitch` bytes from
+// `offset`, the layout another API (GL with GL_LINEAR_TILING_EXT, CUDA as plain rows) sees too;
+// optimal tiling: the driver's layout (GL with GL_OPTIMAL_TILING_EXT, CUDA as a mipmapped array),
+// row_pitch 0.
+struct ExportedImage {
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;  // the allocation's size
+  VkDeviceSize offset = 0;
+  VkDeviceSize row_pitch = 0;
+};
+
 class VulkanDevice {
  public:
   // An instance (Vulkan 1.1) and a device with external memory/semaphore fd support; the
@@ -37,6 +49,14 @@ class VulkanDevice {
   void destroy_buffer(ExportedBuffer& b);
   // A new descriptor of the buffer's memory (each import takes one).
   Result<VulkanMemoryHandle> export_memory(const ExportedBuffer& b);
+  // A width x height image of `format` with `tiling`, usable as a colour attachment (and sampled,
+  // copied, and a storage image where the format allows), in dedicated device-local memory
+  // exportable as OPAQUE_FD; a linear one's row pitch from vkGetImageSubresourceLayout.
+  // StatusCode::unsupported when the device cannot render into (or export) such an image.
+  Result<ExportedImage> create_image(int width, int height, VkFormat format, VkImageTiling tiling);
+  void destroy_image(ExportedImage& i);
+  // A new descriptor of the image's memory, with the image's offset in it.
+  Result<VulkanMemoryHandle> export_memory(const ExportedImage& i);
   // A binary semaphore exportable as OPAQUE_FD, and a new descriptor of it.
   Result<VkSemaphore> create_semaphore();
   Result<int> export_semaphore(VkSemaphore s);
@@ -52,6 +72,8 @@ class VulkanDevice {
   VulkanDevice() = default;
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  Result<std::uint32_t> device_local_type(std::uint32_t allowed_types) const;
+  Result<VulkanMemoryHandle> export_fd(VkDeviceMemory memory, VkDeviceSize size, VkDeviceSize offset);
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;

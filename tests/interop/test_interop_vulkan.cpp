@@ -164,5 +164,45 @@ TEST(InteropVulkan, TooSmallMemoryIsAClearError) {
   EXPECT_NE(pass.status().message().find("the frame needs"), std::string::npos) << pass.status().message();
 }
 
+// Layout::images takes a renderer's colour attachments: other formats, a missing memory and an
+// image smaller than the frame are clear errors before anything is imported or run.
+TEST(InteropVulkan, ImagesLayoutBadConfigsAreClearErrors) {
+  REQUIRE_VULKAN(vk);
+  VulkanPassConfig c;
+  c.width = 320;
+  c.height = 200;
+  c.layout = VulkanPassConfig::Layout::images;
+  c.params = *prepare_params("reinhard", {});
+  c.device_uuid = vk.uuid();
+  c.input = InputFormat::rgb_f32;
+  auto p = VulkanPass::create(c);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::invalid_argument);
+  EXPECT_NE(p.status().message().find("rgba_f16 or rgba_f32"), std::string::npos) << p.status().message();
+  c.input = InputFormat::rgba_f16;
+  c.output = {PixelType::u8, 3};
+  p = VulkanPass::create(c);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("u8 x 4"), std::string::npos) << p.status().message();
+  c.output = {PixelType::u8, 4};
+  p = VulkanPass::create(c);  // no memory handed over
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("no input image memory"), std::string::npos) << p.status().message();
+  auto small = vk.create_image(64, 64, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_TILING_OPTIMAL);
+  if (!small.ok()) GTEST_SKIP() << small.status().message();
+  vkframes::ExportedImage img = *small;
+  auto h = vk.export_memory(img);
+  ASSERT_TRUE(h.ok());
+  c.width = 3840;
+  c.height = 2160;
+  c.input_memory = *h;
+  p = VulkanPass::create(c);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::invalid_argument);
+  EXPECT_NE(p.status().message().find("less than a 3840x2160 image"), std::string::npos) << p.status().message();
+  close(h->fd);  // not imported: still the caller's
+  vk.destroy_image(img);
+}
+
 }  // namespace
 }  // namespace tonekit

@@ -103,35 +103,54 @@ inline float luma_signal(const DecodeRow& d, std::uint16_t word, unsigned shift)
   return (static_cast<float>(yc) - d.y0) * d.ys;
 }
 
-// Linear RGB in the input's primaries -> BT.709 (and the gamut policy) -> one interleaved pixel.
-template <bool kBt2020>
-inline void store_scene(float r, float g, float b, float* out) {
+// Where a decoded row goes: interleaved RGB (the scene Image's rows), or three planes (the fused
+// map's frame: no interleave here and no de-interleave when it is read back).
+struct InterleavedRow {
+  float* out;
+  void put(int x, float r, float g, float b) const {
+    out[3 * x] = r;
+    out[3 * x + 1] = g;
+    out[3 * x + 2] = b;
+  }
+};
+struct PlanarRow {
+  float* __restrict r;
+  float* __restrict g;
+  float* __restrict b;
+  void put(int x, float rv, float gv, float bv) const {
+    r[x] = rv;
+    g[x] = gv;
+    b[x] = bv;
+  }
+};
+
+// Linear RGB in the input's primaries -> BT.709 (and the gamut policy) -> pixel x of the row.
+template <bool kBt2020, class Row>
+inline void store_scene(float r, float g, float b, const Row& row, int x) {
   if constexpr (kBt2020) {
     core::bt2020_to_bt709(r, g, b);
     gamut_clip_select(r, g, b);
   }
-  out[0] = r;
-  out[1] = g;
-  out[2] = b;
+  row.put(x, r, g, b);
 }
 
 // One luma row of a linear-light input: 10-bit luma codes (16-bit words, `shift` 6 for P010) and
-// chroma already at full width -> scene-linear BT.709 RGB, interleaved. The primaries are a
+// chroma already at full width -> scene-linear BT.709 RGB into `row`. The primaries are a
 // template argument so that the loop body has no branch.
-template <bool kBt2020>
+template <bool kBt2020, class Row>
 TK_CLONES void decode_row_linear(const DecodeRow& d, const std::uint16_t* luma, unsigned shift, const float* cb,
-                                 const float* cr, int n, float* out) {
+                                 const float* cr, int n, Row row) {
   for (int x = 0; x < n; ++x) {
     const float yv = luma_signal(d, luma[x], shift);
     float r, g, b;
     core::ycbcr_to_rgb(yv, cb[x], cr[x], d.k, r, g, b);
-    store_scene<kBt2020>(std::max(r, 0.0f), std::max(g, 0.0f), std::max(b, 0.0f), out + 3 * x);
+    store_scene<kBt2020>(std::max(r, 0.0f), std::max(g, 0.0f), std::max(b, 0.0f), row, x);
   }
 }
 
 // A PQ row in three steps: the signals R'G'B' into a planar scratch (3n floats), the EOTF over it
 // in place (core::pq_eotf_table, the reference's own values: with AVX-512 16 at a time,
-// stream/fast_transfers.hpp, else one at a time), then the primaries, gamut and interleaved store.
+// stream/fast_transfers.hpp, else one at a time), then the primaries, gamut and store.
 TK_CLONES void signal_row(const DecodeRow& d, const std::uint16_t* luma, unsigned shift, const float* cb, const float* cr,
                           int n, float* __restrict planar) {
   for (int x = 0; x < n; ++x) {
@@ -139,12 +158,13 @@ TK_CLONES void signal_row(const DecodeRow& d, const std::uint16_t* luma, unsigne
     core::ycbcr_to_rgb(yv, cb[x], cr[x], d.k, planar[x], planar[n + x], planar[2 * n + x]);
   }
 }
-template <bool kBt2020>
-TK_CLONES void scene_row(const float* __restrict planar, int n, float* __restrict out) {
-  for (int x = 0; x < n; ++x) store_scene<kBt2020>(planar[x], planar[n + x], planar[2 * n + x], out + 3 * x);
+template <bool kBt2020, class Row>
+TK_CLONES void scene_row(const float* __restrict planar, int n, Row row) {
+  for (int x = 0; x < n; ++x) store_scene<kBt2020>(planar[x], planar[n + x], planar[2 * n + x], row, x);
 }
+template <class Row>
 void decode_row_pq(const DecodeRow& d, const std::uint16_t* luma, unsigned shift, const float* cb, const float* cr, int n,
-                   bool bt2020, bool avx512, float* planar, float* out) {
+                   bool bt2020, bool avx512, float* planar, Row out) {
   signal_row(d, luma, shift, cb, cr, n, planar);
   if (avx512) {
     pq_eotf_avx512(planar, 3 * n, d.inv_white);
@@ -252,19 +272,20 @@ TK_CLONES void store_codes(const float* codes, int n, std::uint8_t* out) {
 // merged in chunk order, so the sums do not depend on scheduling).
 constexpr int kDecodeRows = 16;
 
-using LinearRowFn = void (*)(const DecodeRow&, const std::uint16_t*, unsigned, const float*, const float*, int, float*);
 
 // Rows [0, n) in chunks of `chunk` handed out from an atomic counter to every worker: on a shared
 // machine a core taken by another process then slows the frame by its share only, where fixed
-// bands (cpu::parallel_rows) wait for the slowest band.
+// bands (cpu::parallel_rows) wait for the slowest band. body(worker, r0, r1); workers are
+// numbered from 0 to worker_slots() - 1, one at a time each (their scratch is theirs alone).
+int worker_slots() { return cpu::worker_count(); }
 template <class F>
 void for_row_chunks(int n, int chunk, F&& body) {
   std::atomic<int> next{0};
-  cpu::parallel_rows(cpu::worker_count(), [&](int, int, int) {
+  cpu::parallel_rows(worker_slots(), [&](int worker, int, int) {
     for (;;) {
       const int r0 = next.fetch_add(chunk, std::memory_order_relaxed);
       if (r0 >= n) return;
-      body(r0, std::min(n, r0 + chunk));
+      body(worker, r0, std::min(n, r0 + chunk));
     }
   });
 }
@@ -314,17 +335,22 @@ class RowDecoder {
         cs_(colour.range == YuvRange::full ? 1.0f / 1023.0f : 1.0f / 896.0f),
         bt2020_(colour.primaries == Primaries::bt2020),
         linear_(colour.transfer == Transfer::linear),
-        linear_fn_(bt2020_ ? decode_row_linear<true> : decode_row_linear<false>),
         avx512_(fast_transfers_avx512()) {}
 
-  Scratch scratch() const {
+  // Sizes a worker's buffers for this frame (no allocation when they already fit).
+  void fit(Scratch& s) const {
     const std::size_t w = static_cast<std::size_t>(w_), cw = static_cast<std::size_t>(cw_);
-    return Scratch{std::vector<float>(cw), std::vector<float>(cw), std::vector<float>(w), std::vector<float>(w),
-                   std::vector<float>(linear_ ? 0 : 3 * w), std::vector<std::uint16_t>(w)};
+    s.cb_row.resize(cw);
+    s.cr_row.resize(cw);
+    s.cb_full.resize(w);
+    s.cr_full.resize(w);
+    s.planar.resize(linear_ ? 0 : 3 * w);
+    s.luma.resize(w);
   }
 
-  // Row y as scene-linear BT.709 RGB, interleaved (3 w floats).
-  void row(int y, Scratch& s, float* out) const {
+  // Row y as scene-linear BT.709 RGB into `out` (an InterleavedRow or a PlanarRow).
+  template <class Row>
+  void row(int y, Scratch& s, Row out) const {
     // The chroma row at this luma row: co-sited taps j0, j1 with weight wy on j1 ...
     const core::ChromaTaps ty = core::chroma_taps_cosited(y, ch_);
     const float wy = core::chroma_tap_weight<float>(ty);
@@ -343,8 +369,10 @@ class RowDecoder {
     chroma_across(s.cb_row.data(), cw_, w_, s.cb_full.data());
     chroma_across(s.cr_row.data(), cw_, w_, s.cr_full.data());
     std::memcpy(s.luma.data(), static_cast<const std::uint8_t*>(planes_.data[0]) + planes_.stride[0] * y, 2 * s.luma.size());
-    if (linear_)
-      linear_fn_(d_, s.luma.data(), shift_, s.cb_full.data(), s.cr_full.data(), w_, out);
+    if (linear_ && bt2020_)
+      decode_row_linear<true>(d_, s.luma.data(), shift_, s.cb_full.data(), s.cr_full.data(), w_, out);
+    else if (linear_)
+      decode_row_linear<false>(d_, s.luma.data(), shift_, s.cb_full.data(), s.cr_full.data(), w_, out);
     else
       decode_row_pq(d_, s.luma.data(), shift_, s.cb_full.data(), s.cr_full.data(), w_, bt2020_, avx512_, s.planar.data(), out);
   }
@@ -358,25 +386,46 @@ class RowDecoder {
   float cs_;
   bool bt2020_;
   bool linear_;
-  LinearRowFn linear_fn_;
   bool avx512_;
 };
 
+// A worker's encode buffers (one block row), kept across frames with the decode's.
+struct EncodeScratch {
+  std::vector<float> cbs, crs, codes, planar, noise, ncb, ncr, cb_codes, cr_codes;
+  // Sized for width w; the noise zeroed when there is no dither (with dither every row writes it).
+  void fit(int w, bool dither) {
+    const std::size_t n = static_cast<std::size_t>(w), cw = static_cast<std::size_t>((w + 1) / 2);
+    cbs.resize(2 * n);
+    crs.resize(2 * n);
+    codes.resize(n);
+    planar.resize(3 * n);
+    noise.resize(n);
+    for (auto* v : {&ncb, &ncr, &cb_codes, &cr_codes}) v->resize(cw);
+    if (!dither) {
+      std::fill(noise.begin(), noise.end(), 0.0f);
+      std::fill(ncb.begin(), ncb.end(), 0.0f);
+      std::fill(ncr.begin(), ncr.end(), 0.0f);
+    }
+  }
+};
+
 // The 4:2:0 encode of a frame whose display rows (linear RGB in [0, 1], planar: r, g, b of w floats
-// each) `rgb_row(y, planar)` writes.
+// each) `rgb_row(y, planar)` writes; `scratch` holds one EncodeScratch per worker slot.
 void encode_frame(int w, int h, OutputLayout layout, bool dither, std::uint8_t* out,
-                  const std::function<void(int, float*)>& rgb_row) {
+                  const std::function<void(int, float*)>& rgb_row, std::vector<EncodeScratch>& scratch) {
   const int cw = (w + 1) / 2, ch = (h + 1) / 2;
   const bool avx512 = fast_transfers_avx512();
   std::uint8_t* y_plane = out;
   std::uint8_t* c_plane = out + static_cast<std::size_t>(w) * h;
   const std::size_t c_size = static_cast<std::size_t>(cw) * ch;
-  for_row_chunks(ch, 8, [&](int b0, int b1) {
+  scratch.resize(static_cast<std::size_t>(worker_slots()));
+  for (EncodeScratch& s : scratch) s.fit(w, dither);
+  for_row_chunks(ch, 8, [&](int worker, int b0, int b1) {
     // Per block row: Y' codes of both luma rows with each pixel's Cb, Cr, then the block means
     // (core's fixed order) and their codes.
-    std::vector<float> cbs(2 * static_cast<std::size_t>(w)), crs(cbs.size()), codes(static_cast<std::size_t>(w));
-    std::vector<float> planar(3 * static_cast<std::size_t>(w)), noise(static_cast<std::size_t>(w), 0.0f);
-    std::vector<float> ncb(static_cast<std::size_t>(cw), 0.0f), ncr(ncb.size()), cb_codes(ncb.size()), cr_codes(ncb.size());
+    EncodeScratch& s = scratch[static_cast<std::size_t>(worker)];
+    std::vector<float>&cbs = s.cbs, &crs = s.crs, &codes = s.codes, &planar = s.planar, &noise = s.noise;
+    std::vector<float>&ncb = s.ncb, &ncr = s.ncr, &cb_codes = s.cb_codes, &cr_codes = s.cr_codes;
     for (int by = b0; by < b1; ++by) {
       const int rows = 2 * by + 1 < h ? 2 : 1;
       for (int r = 0; r < rows; ++r) {
@@ -433,28 +482,44 @@ bool FastVideo::covers(InputFormat format, const InputColour& colour, bool yuv_o
          gamma == 0.0;
 }
 
+// Each worker's row buffers, kept from frame to frame: made per chunk of rows they made the
+// workers' malloc arenas grow and shrink again every chunk, each regrowth a fresh 2 MB huge page
+// that the kernel zero-fills (10 % of a 4K frame's CPU in perf on the 2-core machine).
+struct FastVideo::Workspace {
+  std::vector<RowDecoder::Scratch> decode;
+  std::vector<EncodeScratch> encode;
+};
+
 FastVideo::FastVideo(InputFormat format, const InputColour& colour, int width, int height)
-    : format_(format), colour_(colour), width_(width), height_(height) {}
+    : format_(format), colour_(colour), width_(width), height_(height), workspace_(std::make_unique<Workspace>()) {}
+FastVideo::~FastVideo() = default;
 
-void FastVideo::decode(const std::uint8_t* frame, Image& scene) const { decode_into(frame, scene, nullptr); }
+void FastVideo::decode(const std::uint8_t* frame, Image& scene) const { decode_into(frame, scene, nullptr, false); }
 
-void FastVideo::decode_into(const std::uint8_t* frame, Image& scene, std::vector<cpu::StatsPartial>* partials) const {
+void FastVideo::decode_into(const std::uint8_t* frame, Image& scene, std::vector<cpu::StatsPartial>* partials,
+                            bool planar) const {
   const int w = width_, h = height_;
   if (scene.width != w || scene.height != h || scene.channels != 3) scene = Image(w, h, 3);
   const RowDecoder decoder(format_, colour_, w, h, frame);
+  const std::size_t plane = static_cast<std::size_t>(w) * h;
   if (partials) partials->assign(static_cast<std::size_t>((h + kDecodeRows - 1) / kDecodeRows), cpu::StatsPartial{});
-  for_row_chunks(h, kDecodeRows, [&](int r0, int r1) {
+  workspace_->decode.resize(static_cast<std::size_t>(worker_slots()));
+  for (RowDecoder::Scratch& s : workspace_->decode) decoder.fit(s);
+  for_row_chunks(h, kDecodeRows, [&](int worker, int r0, int r1) {
     cpu::Chunk chunk;
-    RowDecoder::Scratch scratch = decoder.scratch();
+    RowDecoder::Scratch& scratch = workspace_->decode[static_cast<std::size_t>(worker)];
     for (int y = r0; y < r1; ++y) {
-      decoder.row(y, scratch, scene.row(y));
+      float* r = scene.pixels.data() + static_cast<std::size_t>(y) * w;  // planar: row y of each plane
+      if (planar) decoder.row(y, scratch, PlanarRow{r, r + plane, r + 2 * plane});
+      else decoder.row(y, scratch, InterleavedRow{scene.row(y)});
       if (!partials) continue;
       // The statistics pass of cpu::tone_map over the row just written (still in cache): the
       // decoded values are finite and >= 0, so there are no bad pixels to count.
       cpu::StatsPartial& p = (*partials)[static_cast<std::size_t>(r0 / kDecodeRows)];
       for (int x0 = 0; x0 < w; x0 += cpu::kChunk) {
         const int n = std::min(cpu::kChunk, w - x0);
-        cpu::load_luminance_chunk(scene.row(y), x0, n, 3, PixelType::f32, chunk);
+        if (planar) cpu::load_planar_luminance_chunk(r + x0, r + plane + x0, r + 2 * plane + x0, n, chunk);
+        else cpu::load_luminance_chunk(scene.row(y), x0, n, 3, PixelType::f32, chunk);
         cpu::reduce_luminance(chunk, n, p.lum);
       }
     }
@@ -463,7 +528,7 @@ void FastVideo::decode_into(const std::uint8_t* frame, Image& scene, std::vector
 
 void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, std::uint8_t* out) const {
   encode_frame(width_, height_, layout, dither, out,
-               [&](int y, float* planar) { deinterleave(display.row(y), width_, planar); });
+               [&](int y, float* planar) { deinterleave(display.row(y), width_, planar); }, workspace_->encode);
 }
 
 bool FastVideo::fuses(const Params& params) { return params.op().locality == Locality::global; }
@@ -474,8 +539,12 @@ Status FastVideo::map(const std::uint8_t* frame, const Params& params, const cpu
   // The first pass keeps the decoded frame for the second: decoding every row again instead (and
   // no 100 MB float frame at 4K) measured 10 % slower on the 2-core machine (8 4K frames: 0.48
   // against 0.43 s, 0.73-0.78 against 0.68-0.71 s of user CPU).
+  // The frame is kept planar unless the curve reads it again (the robust peak below 100 %,
+  // histeq's histogram: cpu::global_curve reads an interleaved view): no interleave in the
+  // decode, no de-interleave in the map.
+  const bool planar = !(core::peak_percentile_of(params) < 100.0) && core::curve_kind_for(params.op()) != core::CurveKind::histeq;
   std::vector<cpu::StatsPartial> partials;
-  decode_into(frame, scene, &partials);
+  decode_into(frame, scene, &partials, planar);
   stats = cpu::merge_stats(partials, static_cast<std::uint64_t>(width_) * height_);
   std::vector<float> hist_table;
   const core::CurveSettings curve = cpu::global_curve(scene.view(), params, stats, hook, hist_table);
@@ -483,18 +552,21 @@ Status FastVideo::map(const std::uint8_t* frame, const Params& params, const cpu
   // cpu::tone_map's map pass per chunk (load, curve, colour), its clamp to [0, 1] left to the
   // OETF's own, straight into the planar row encode_planar reads.
   const int w = width_;
-  encode_frame(w, height_, layout, dither, out, [&](int y, float* planar) {
+  const std::size_t plane = static_cast<std::size_t>(w) * height_;
+  encode_frame(w, height_, layout, dither, out, [&](int y, float* rgb) {
     cpu::Chunk c;
+    const float* r = scene.pixels.data() + static_cast<std::size_t>(y) * w;
     for (int x0 = 0; x0 < w; x0 += cpu::kChunk) {
       const int n = std::min(cpu::kChunk, w - x0);
-      cpu::load_chunk(scene.row(y), x0, n, 3, PixelType::f32, c);
+      if (planar) cpu::load_planar_chunk(r + x0, r + plane + x0, r + 2 * plane + x0, n, c);
+      else cpu::load_chunk(scene.row(y), x0, n, 3, PixelType::f32, c);
       cpu::curve_chunk(curve, c, n);
       cpu::colour_chunk(c, n, saturation);
-      std::memcpy(planar + x0, c.r, sizeof(float) * static_cast<std::size_t>(n));
-      std::memcpy(planar + w + x0, c.g, sizeof(float) * static_cast<std::size_t>(n));
-      std::memcpy(planar + 2 * w + x0, c.b, sizeof(float) * static_cast<std::size_t>(n));
+      std::memcpy(rgb + x0, c.r, sizeof(float) * static_cast<std::size_t>(n));
+      std::memcpy(rgb + w + x0, c.g, sizeof(float) * static_cast<std::size_t>(n));
+      std::memcpy(rgb + 2 * w + x0, c.b, sizeof(float) * static_cast<std::size_t>(n));
     }
-  });
+  }, workspace_->encode);
   return {};
 }
 

@@ -11,6 +11,7 @@
 // the reference. bench/cpu/STREAM_NOTES.md has the measurements behind each choice.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tonekit/image.hpp"
@@ -29,6 +30,9 @@ class FastVideo {
   // True when the fast path covers this input and output (gamma == 0: the BT.709 OETF).
   static bool covers(InputFormat format, const InputColour& colour, bool yuv_output, double gamma);
   FastVideo(InputFormat format, const InputColour& colour, int width, int height);
+  ~FastVideo();
+  FastVideo(const FastVideo&) = delete;
+  FastVideo& operator=(const FastVideo&) = delete;
   // The packed frame as scene-linear BT.709 RGB (3 channels), as cpu::decode_frame.
   void decode(const std::uint8_t* frame, Image& scene) const;
   // Linear display RGB (3 channels, [0, 1]) -> 8-bit 4:2:0, as cpu::encode_yuv420 with gamma 0.
@@ -38,20 +42,23 @@ class FastVideo {
   static bool fuses(const Params& params);
   // decode + cpu::tone_map + encode in two passes over row chunks, the statistics gathered while
   // decoding and each mapped row encoded while it is in cache: no display image, no separate
-  // statistics read. `scene` keeps the decoded frame between the passes (and for the robust
-  // peak's and histeq's second reads). *stats receives the frame's own statistics, as
-  // cpu::tone_map's.
+  // statistics read. `scene` keeps the decoded frame between the passes (planar unless the
+  // robust peak or histeq reads it a second time: its contents are the pass's own afterwards).
+  // *stats receives the frame's own statistics, as cpu::tone_map's.
   Status map(const std::uint8_t* frame, const Params& params, const cpu::CurveStatsHook* hook, OutputLayout layout,
              bool dither, Image& scene, FrameStats& stats, std::uint8_t* out) const;
 
  private:
-  // Decodes the frame into `scene`; with `partials` (one per 16-row chunk), each chunk's
-  // luminance reduction too.
-  void decode_into(const std::uint8_t* frame, Image& scene, std::vector<cpu::StatsPartial>* partials) const;
+  // Decodes the frame into `scene`, interleaved or (`planar`) as three w x h planes in its
+  // pixels; with `partials` (one per 16-row chunk), each chunk's luminance reduction too.
+  void decode_into(const std::uint8_t* frame, Image& scene, std::vector<cpu::StatsPartial>* partials, bool planar) const;
 
   InputFormat format_;
   InputColour colour_;
   int width_, height_;
+  // Per-worker row buffers reused by every call (one call at a time: the stream's mapper thread).
+  struct Workspace;
+  std::unique_ptr<Workspace> workspace_;
 };
 
 }  // namespace tonekit::stream

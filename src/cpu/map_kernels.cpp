@@ -127,6 +127,19 @@ TK_CLONES void load_luminance_chunk(const void* row, int x0, int n, int channels
   else load_luminance_f32<1>(p, n, c.lw);
 }
 
+TK_CLONES void load_planar_chunk(const float* r, const float* g, const float* b, int n, Chunk& c) {
+  for (int i = 0; i < n; ++i) {
+    const float rv = sanitise(r[i]), gv = sanitise(g[i]), bv = sanitise(b[i]);
+    c.r[i] = rv; c.g[i] = gv; c.b[i] = bv;
+    c.a[i] = 1.0f;
+    c.lw[i] = core::luminance(rv, gv, bv);
+  }
+}
+
+TK_CLONES void load_planar_luminance_chunk(const float* r, const float* g, const float* b, int n, Chunk& c) {
+  for (int i = 0; i < n; ++i) c.lw[i] = core::luminance(sanitise(r[i]), sanitise(g[i]), sanitise(b[i]));
+}
+
 TK_CLONES void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
   if (type == PixelType::f32) {
     const float* p = static_cast<const float*>(row) + static_cast<std::size_t>(x0) * channels;

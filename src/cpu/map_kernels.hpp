@@ -25,6 +25,10 @@ struct Chunk {
 void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c);
 // Only c.lw (the statistics pass needs nothing else); c.r/g/b/a are left unspecified.
 void load_luminance_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c);
+// The same two from n pixels of three float planes (r, g, b each at the chunk's first pixel):
+// the values, sanitised, and luminances load_chunk gives for the interleaved pixels; alpha 1.
+void load_planar_chunk(const float* r, const float* g, const float* b, int n, Chunk& c);
+void load_planar_luminance_chunk(const float* r, const float* g, const float* b, int n, Chunk& c);
 // Per-pixel bad-value counts over pixels [x0, x0 + n): a pixel counts once, as NaN if any
 // channel is NaN, else as Inf if any is +-Inf, else as negative if any is < 0.
 struct BadPixelCounts {

@@ -39,7 +39,7 @@
 #   studio-part1, studio-part2  the two calls that carry chromium to /tmp/chr (each within 30 s of the last: a warm machine keeps /tmp);
 #                            .carry-b1, then .carry-b2
 #   studio                   the studio's issue 16 goals in that browser: scripts/studio_browser_bench.py (slider -> pixels, 1080p playback)
-#                            per backend; .carry-st [studio-bundle]; BACKENDS (cuda,cpu), STEPS (12), PLAY (6 s), TESTS (a gtest filter run first)
+#                            per backend; .carry-st [studio-bundle]; BACKENDS (cuda,cpu), STEPS (12), PLAY (6 s), VARIANTS (page URL queries, e.g. "worker=0;worker=1"), TESTS (a gtest filter run first)
 #   help                     this text (no mode or an unknown one: this text on stderr, exit 2)
 set -u
 cd "$(dirname "$0")/.."
@@ -916,7 +916,7 @@ mode_studio() {
   [[ -x /tmp/chr/app/chromium ]] || { echo "no /tmp/chr/app/chromium: run studio-part1 and studio-part2 first" >&2; return 1; }
   FONTCONFIG_FILE=/tmp/chr/fonts.conf CHROMIUM=/tmp/chr/app/chromium CHROMIUM_LIBRARY_PATH=/tmp/chr/lib \
     python3 scripts/studio_browser_bench.py "$B/tonekit" --backends "${BACKENDS:-cuda,cpu}" --steps "${STEPS:-12}" \
-    --play-s "${PLAY:-6}" --frames 48 --out "$OUT" 2>&1
+    --play-s "${PLAY:-6}" --frames 48 ${VARIANTS:+--variants "$VARIANTS"} --out "$OUT" 2>&1
 }
 
 MODE=${1:-}

@@ -253,6 +253,8 @@ def main():
     ap.add_argument('--play-s', type=float, default=4.0)
     ap.add_argument('--frames', type=int, default=48)
     ap.add_argument('--out', default='')
+    ap.add_argument('--variants', default='', help="page URL queries to measure one after another, ';'-separated "
+                    "(e.g. 'worker=0;worker=1'); default: the page as it is")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix='tonekit-studio-bench-')
     shots = a.out
@@ -273,30 +275,35 @@ def main():
     print(f'browser: {version} (headless, software compositing), viewport {VIEWPORT[0]}x{VIEWPORT[1]}')
     rows = []
     failed = False
+    variants = a.variants.split(';') if a.variants else ['']
     try:
         for backend in a.backends.split(','):
-            proc, url = start_studio(a.tonekit, still_dir, backend)
+            proc, base = start_studio(a.tonekit, still_dir, backend)
             try:
+              for q in variants:
+                url, tag = base + (f'?{q}' if q else ''), f' [{q}]' if q else ''
                 for op in a.ops.split(','):
-                    r = slider_latency(browser, url, op, a.steps, shot(f'latency-{backend}-{op}.png'))
-                    print(f"slider->pixels {backend:4s} {op:12s} {r['size']} preview of 3840x2160: median {r['median']:.1f} ms "
+                    r = slider_latency(browser, url, op, a.steps, shot(f'latency-{backend}-{op}{q.replace("=", "")}.png'))
+                    print(f"slider->pixels {backend:4s}{tag} {op:12s} {r['size']} preview of 3840x2160: median {r['median']:.1f} ms "
                           f"(min {r['min']:.1f}, max {r['max']:.1f}, n={r['n']}); server {r['server']:.1f} "
                           f"(map {r['map']:.1f}, encode {r['encode']:.1f}), request to pixels {r['roundTrip']:.1f}\n"
                           f"    {stage_line(r['page'])}")
-                    rows.append((backend, f'slider -> pixels, {op}', f"{r['median']:.1f} ms (min {r['min']:.1f}, max {r['max']:.1f})",
+                    rows.append((backend, f'slider -> pixels, {op}{tag}', f"{r['median']:.1f} ms (min {r['min']:.1f}, max {r['max']:.1f})",
                                  f"server {r['server']:.1f} ms, request to pixels {r['roundTrip']:.1f} ms"))
             finally:
                 proc.terminate()
                 proc.wait()
-            proc, url = start_studio(a.tonekit, os.path.join(seq_dir, 'f.%04d.exr'), backend)
+            proc, base = start_studio(a.tonekit, os.path.join(seq_dir, 'f.%04d.exr'), backend)
             try:
+              for q in variants:
+                url, tag = base + (f'?{q}' if q else ''), f' [{q}]' if q else ''
                 for temporal in (False, True):
                     name = 'temporal' if temporal else 'plain'
-                    r = playback(browser, url, a.play_s, temporal, shot(f'play-{backend}-{name}.png'))
-                    print(f"playback {backend:4s} reinhard {r['size']} of a 1920x1080 sequence, temporal {'on ' if temporal else 'off'}: "
+                    r = playback(browser, url, a.play_s, temporal, shot(f'play-{backend}-{name}{q.replace("=", "")}.png'))
+                    print(f"playback {backend:4s}{tag} reinhard {r['size']} of a 1920x1080 sequence, temporal {'on ' if temporal else 'off'}: "
                           f"{r['fps']:.1f} fps (last 20 frames), {r['frames']} frames in {a.play_s:.0f} s ({r['overall']:.1f} fps)\n"
                           f"    {stage_line(r['page'])} (the next frame is asked for at these headers: its server work overlaps this body)")
-                    rows.append((backend, f"playing 1080p, temporal {'on' if temporal else 'off'}", f"{r['fps']:.1f} fps",
+                    rows.append((backend, f"playing 1080p, temporal {'on' if temporal else 'off'}{tag}", f"{r['fps']:.1f} fps",
                                  f"{r['frames']} frames in {a.play_s:.0f} s"))
             finally:
                 proc.terminate()

@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <vector>
 
 #include "core/colour.hpp"
 #include "core/half.hpp"
+#include "cpu/map_kernels.hpp"
 #include "tonekit/tonemap.hpp"
 
 using namespace tonekit;
@@ -109,6 +112,38 @@ TEST(CpuBackend, RejectsBadViews) {
   EXPECT_FALSE(cpu::tone_map(img.view(), prepare_params("log").value(), out.view()).ok());
   Image empty;
   EXPECT_FALSE(tone_map(empty, prepare_params("log").value(), {PixelType::u8, 3}, Backend::cpu, out).ok());
+}
+
+// The planar loaders (the stream's fused map keeps its decoded frame as three planes) give the
+// values, bit for bit, that the interleaved ones give for the same pixels: NaN, infinities,
+// negatives and huge values included, and partial chunks.
+TEST(CpuBackend, PlanarLoadsEqualInterleavedLoads) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-0.5f, 4.0f);
+  const float specials[] = {std::nanf(""), INFINITY, -INFINITY, -0.0f, 1e30f, -1e-30f, 0.0f, 65504.0f};
+  for (int n : {1, 7, 255, 256}) {
+    std::vector<float> rgb(3 * static_cast<std::size_t>(n)), r(n), g(n), b(n);
+    for (int i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) {
+        const float v = (rng() % 9 == 0) ? specials[rng() % 8] : u(rng);
+        rgb[3 * static_cast<std::size_t>(i) + c] = v;
+        (c == 0 ? r : c == 1 ? g : b)[i] = v;
+      }
+    }
+    cpu::Chunk a, p, al, pl;
+    cpu::load_chunk(rgb.data(), 0, n, 3, PixelType::f32, a);
+    cpu::load_planar_chunk(r.data(), g.data(), b.data(), n, p);
+    cpu::load_luminance_chunk(rgb.data(), 0, n, 3, PixelType::f32, al);
+    cpu::load_planar_luminance_chunk(r.data(), g.data(), b.data(), n, pl);
+    for (int i = 0; i < n; ++i) {
+      const auto same = [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+      EXPECT_TRUE(same(a.r[i], p.r[i]) && same(a.g[i], p.g[i]) && same(a.b[i], p.b[i])) << "pixel " << i << " of " << n;
+      EXPECT_TRUE(same(a.a[i], p.a[i])) << i;
+      EXPECT_TRUE(same(a.lw[i], p.lw[i])) << i;
+      EXPECT_TRUE(same(al.lw[i], pl.lw[i])) << i;
+      EXPECT_TRUE(std::isfinite(p.lw[i]) && p.lw[i] >= 0.0f) << i;  // sanitised
+    }
+  }
 }
 
 TEST(CpuBackend, BackendParsing) {

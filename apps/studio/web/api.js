@@ -39,6 +39,7 @@ if (new URLSearchParams(location.search).get('worker') !== '0') {
 }
 const pending = new Map();
 let nextId = 0;
+export const usesWorker = () => worker !== null;
 if (worker) {
   worker.onmessage = ({ data }) => {
     const p = pending.get(data.id);

@@ -24,7 +24,7 @@ const state = {
 // Read by the browser test (tests/studio/e2e): renders drawn and slider-to-pixels latencies.
 // pageLog: the last renders' stages as the page saw them (scripts/studio_browser_bench.py reads it).
 const stats = window.studio = { renders: 0, latencies: [], lastLatencyMs: null, errors: [], ready: false,
-  framesPlayed: 0, playFps: 0, frame: 0, pageLog: [] };
+  framesPlayed: 0, playFps: 0, frame: 0, pageLog: [], renderWorker: api.usesWorker() };
 
 const viewer = new Viewer($('viewer'), $('canvas-a'), $('canvas-b'), $('divider'));
 

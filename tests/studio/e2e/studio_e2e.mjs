@@ -1,7 +1,8 @@
 // End-to-end test of `tonekit studio` in a real browser: Debian's chromium driven by
 // playwright-core (no browser download). Usage: node studio_e2e.mjs TONEKIT OUT_DIR
 // Steps (a screenshot of each under OUT_DIR/screenshots): open the studio on a synthetic 4K image,
-// move a slider (pixels must change), switch operator (pixels must change), A/B with the
+// move a slider (pixels must change; also with the render requests on the page's main thread,
+// ?worker=0, not in the default worker), switch operator (pixels must change), A/B with the
 // divider dragged (A and B must differ), export a PNG and compare it byte for byte with
 // `tonekit map --preset SIDECAR`, show the scores and apply Auto, then measure slider -> new
 // pixels for a 1920-wide preview.
@@ -90,6 +91,7 @@ try {
   await page.screenshot({ path: path.join(shots, '01-open.png') });
   check(await page.locator('#image-list button').count() === 1, 'the image strip lists the synthetic image');
   check(await page.locator('#params input[type=range]').count() >= 2, 'sliders generated from the registry');
+  check(await page.evaluate(() => window.studio.renderWorker) === true, 'render requests run in a worker');
 
   // 1. A slider (keyboard, as a user would): the image must change.
   await snapshot('canvas-a');
@@ -100,6 +102,30 @@ try {
   const sliderDiff = await changed('canvas-a');
   check(sliderDiff > 0.05, `moving 'key' changed ${(sliderDiff * 100).toFixed(1)} % of the pixels`);
   await page.screenshot({ path: path.join(shots, '02-slider.png') });
+
+  // 1b. The page's fallback with the render requests on its main thread (?worker=0; the default
+  // runs them in a worker): a slider move must change the image there too.
+  {
+    const mp = await context.newPage();
+    mp.on('pageerror', e => { failures++; console.log(`FAIL page error (worker=0): ${e.message}`); });
+    await mp.goto(url + '?worker=0');
+    await mp.waitForFunction(() => window.studio && window.studio.ready && window.studio.renders >= 1, null, { timeout: 60000 });
+    check(await mp.evaluate(() => window.studio.renderWorker) === false, '?worker=0 keeps the requests on the main thread');
+    const pixels = () => mp.evaluate(() => {
+      const c = document.getElementById('canvas-a');
+      return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data.filter((_, i) => i % 97 === 0));
+    });
+    const before = await pixels();
+    const k = await mp.evaluate(() => window.studio.renders);
+    await mp.focus('#p-key');
+    await mp.keyboard.press('End');
+    await mp.waitForFunction(k => window.studio.renders > k, k, { timeout: 60000 });
+    const after = await pixels();
+    const moved = before.filter((v, i) => v !== after[i]).length / before.length;
+    check(moved > 0.02 && (await mp.evaluate(() => window.studio.errors.length)) === 0,
+          `requests on the main thread (?worker=0): moving 'key' changed ${(moved * 100).toFixed(1)} % of the sampled bytes`);
+    await mp.close();
+  }
 
   // 2. Another operator.
   await snapshot('canvas-a');

@@ -30,6 +30,7 @@
 #include "cuda/blur/pixel.cuh"
 #include "cuda/check.hpp"
 #include "cuda/device_allocations.hpp"
+#include "cuda/pdl.cuh"
 #include "tonekit/blur_cuda.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "cuda/blur/glare_engine.hpp"
@@ -89,6 +90,10 @@ __device__ __forceinline__ unsigned pack_half2(float lo, float hi) { return half
 template <bool Half>
 __global__ void __launch_bounds__(kThreads)
     row_log_sum_kernel(Source src, int width, int first_row, double* __restrict__ row_sums) {
+  // A programmatic dependent launch (cuda/pdl.cuh): nothing is read or written before the
+  // previous grid has completed; the next kernel may be scheduled from here.
+  cuda::wait_for_previous_grid();
+  cuda::trigger_dependents();
   __shared__ double shared[kThreads];
   const int y = first_row + static_cast<int>(blockIdx.x);
   double sum = 0.0;
@@ -152,6 +157,8 @@ __global__ void __launch_bounds__(kThreads) narrow_kernel(const float4* __restri
 __global__ void __launch_bounds__(kThreads)
     key_kernel(const double* __restrict__ partials, int count, std::size_t n, double threshold_factor,
                double* __restrict__ log_average, float* __restrict__ threshold) {
+  cuda::wait_for_previous_grid();  // programmatic dependent launch (see row_log_sum_kernel)
+  cuda::trigger_dependents();
   __shared__ double shared[kThreads];
   double sum = 0.0;
   for (int i = threadIdx.x; i < count; i += kThreads) sum += partials[i];
@@ -291,6 +298,8 @@ __global__ void __launch_bounds__(kThreads)
     bright_down_kernel(Source src, int w, int frame_h, int frame_row0, int pad, int pw, int ph,
                        const float* __restrict__ threshold, float* __restrict__ coarse, int cw, int j0, int j1,
                        gpu_blur::Analysis4 a) {
+  cuda::wait_for_previous_grid();  // programmatic dependent launch (see row_log_sum_kernel)
+  cuda::trigger_dependents();
   const int lane = threadIdx.x % kTileW;
   const int i = static_cast<int>(blockIdx.x) * kDownOutputs + lane - 1;  // this lane's pair, and output (lanes >= 1)
   const int j = j0 + static_cast<int>(blockIdx.y) * kTileH + threadIdx.x / kTileW;
@@ -324,6 +333,8 @@ template <int CB>
 __global__ void __launch_bounds__(kThreads)
     down_rows_kernel(const float* __restrict__ fine, int fw, int fh, float* __restrict__ coarse, int cw, int j0, int j1,
                      gpu_blur::Analysis4 a) {
+  cuda::wait_for_previous_grid();  // programmatic dependent launch (see row_log_sum_kernel)
+  cuda::trigger_dependents();
   const int i = blockIdx.x * 32 + threadIdx.x % 32, j = j0 + static_cast<int>(blockIdx.y) * 8 + threadIdx.x / 32;
   if (i >= cw || j >= j1) return;
   const float* r[4];
@@ -372,6 +383,8 @@ template <int CB>
 __global__ void __launch_bounds__(kThreads)
     up_rows_kernel(const float* __restrict__ coarse, int cw, int chh, float* __restrict__ fine, int fw, int j0, int j1,
                    const float* __restrict__ term, float weight) {
+  cuda::wait_for_previous_grid();  // programmatic dependent launch (see row_log_sum_kernel)
+  cuda::trigger_dependents();
   const int x = blockIdx.x * 32 + threadIdx.x % 32, y = j0 + static_cast<int>(blockIdx.y) * 8 + threadIdx.x / 32;
   if (x >= fw || y >= j1) return;
   const std::size_t at = (static_cast<std::size_t>(y) * fw + x) * CB;
@@ -388,6 +401,8 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kThreads)
     weighted_add_kernel(float* __restrict__ sum, const float* __restrict__ blurred, std::size_t n, float weight,
                         int first) {
+  cuda::wait_for_previous_grid();  // programmatic dependent launch (see row_log_sum_kernel)
+  cuda::trigger_dependents();
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
   sum[i] = blur_math::glare_accumulate(first ? 0.0f : sum[i], weight, blurred[i]);
@@ -402,6 +417,8 @@ template <int CB, bool Half, bool kFromLevel2>
 __global__ void __launch_bounds__(kThreads)
     add_glare_kernel(Source src, void* out, int w, int h, const float* __restrict__ g, int cw1, int ch1, int cw2, int ch2,
                      int pad, int frame_row0) {
+  cuda::wait_for_previous_grid();  // programmatic dependent launch (see row_log_sum_kernel)
+  cuda::trigger_dependents();
   constexpr float kNear = 0.75f, kFar = 0.25f;
   const int x = blockIdx.x * kTileW + threadIdx.x % kTileW, y = blockIdx.y * kTileH + threadIdx.x / kTileW;
   const int yy = frame_row0 + y + pad, xx = x + pad;
@@ -620,21 +637,18 @@ struct GlareEngine::Impl {
         dim3 grid = rows_grid(g.lw[l], rows);
         if (l == 0) {
           grid.x = static_cast<unsigned>((g.lw[0] + kDownOutputs - 1) / kDownOutputs);
-          if (C == 4)
-            bright_down_kernel<4, Half><<<grid, kThreads, 0, s>>>(src, w, frame_h, cfg.frame_row0, g.pad, g.width, g.height,
-                                                                  threshold, level[0], g.lw[0], rows.first, rows.second, analysis);
-          else
-            bright_down_kernel<1, Half><<<grid, kThreads, 0, s>>>(src, w, frame_h, cfg.frame_row0, g.pad, g.width, g.height,
-                                                                  threshold, level[0], g.lw[0], rows.first, rows.second, analysis);
-          TK_CUDA_CHECK_LAUNCH("bright_down_kernel");
+          if (Status st = cuda::launch_pdl(C == 4 ? bright_down_kernel<4, Half> : bright_down_kernel<1, Half>, grid, dim3(kThreads),
+                                           0, s, true, src, w, frame_h, cfg.frame_row0, g.pad, g.width, g.height,
+                                           static_cast<const float*>(threshold), level[0], g.lw[0], rows.first, rows.second,
+                                           analysis);
+              !st.ok())
+            return st;
         } else {
-          if (C == 4)
-            down_rows_kernel<4><<<grid, kThreads, 0, s>>>(level[l - 1], g.lw[l - 1], g.lh[l - 1], level[l], g.lw[l],
-                                                          rows.first, rows.second, analysis);
-          else
-            down_rows_kernel<1><<<grid, kThreads, 0, s>>>(level[l - 1], g.lw[l - 1], g.lh[l - 1], level[l], g.lw[l],
-                                                          rows.first, rows.second, analysis);
-          TK_CUDA_CHECK_LAUNCH("down_rows_kernel");
+          if (Status st = cuda::launch_pdl(C == 4 ? down_rows_kernel<4> : down_rows_kernel<1>, grid, dim3(kThreads), 0, s, true,
+                                           static_cast<const float*>(level[l - 1]), g.lw[l - 1], g.lh[l - 1], level[l], g.lw[l],
+                                           rows.first, rows.second, analysis);
+              !st.ok())
+            return st;
         }
       }
       if (part && l == m - 1)
@@ -667,13 +681,11 @@ struct GlareEngine::Impl {
         const float* term = k < g.octaves.size() ? blurred[k] : nullptr;
         const float weight = term ? g.octaves[k].weight : 0.0f;
         if (rows.second > rows.first) {
-          if (C == 4)
-            up_rows_kernel<4><<<rows_grid(g.lw[l], rows), kThreads, 0, s>>>(sum[l + 1], g.lw[l + 1], g.lh[l + 1], sum[l],
-                                                                            g.lw[l], rows.first, rows.second, term, weight);
-          else
-            up_rows_kernel<1><<<rows_grid(g.lw[l], rows), kThreads, 0, s>>>(sum[l + 1], g.lw[l + 1], g.lh[l + 1], sum[l],
-                                                                            g.lw[l], rows.first, rows.second, term, weight);
-          TK_CUDA_CHECK_LAUNCH("up_rows_kernel");
+          if (Status st = cuda::launch_pdl(C == 4 ? up_rows_kernel<4> : up_rows_kernel<1>, rows_grid(g.lw[l], rows),
+                                           dim3(kThreads), 0, s, true, static_cast<const float*>(sum[l + 1]), g.lw[l + 1],
+                                           g.lh[l + 1], sum[l], g.lw[l], rows.first, rows.second, term, weight);
+              !st.ok())
+            return st;
         }
         k = term ? k + 1 : g.octaves.size();
       } else {
@@ -683,25 +695,20 @@ struct GlareEngine::Impl {
         if (g.octaves[k].level != l + 1) continue;
         const std::size_t floats = static_cast<std::size_t>(rows.second - rows.first) * row_floats;
         const std::size_t at = static_cast<std::size_t>(rows.first) * row_floats;
-        weighted_add_kernel<<<blocks_for(floats), kThreads, 0, s>>>(sum[l] + at, blurred[k] + at, floats,
-                                                                    g.octaves[k].weight, first ? 1 : 0);
-        TK_CUDA_CHECK_LAUNCH("weighted_add_kernel");
+        if (Status st = cuda::launch_pdl(weighted_add_kernel, dim3(blocks_for(floats)), dim3(kThreads), 0, s, true, sum[l] + at,
+                                         blurred[k] + at, floats, g.octaves[k].weight, first ? 1 : 0);
+            !st.ok())
+          return st;
         first = false;
       }
     }
     const dim3 grid = grid_32x8(w, cfg.height);
     const int cw2 = fuse_level1 ? g.lw[1] : 0, ch2 = fuse_level1 ? g.lh[1] : 0;
     const float* gs = fuse_level1 ? sum[1] : sum[0];
-    if (C == 4 && fuse_level1)
-      add_glare_kernel<4, Half, true><<<grid, kThreads, 0, s>>>(src, out, w, cfg.height, gs, g.lw[0], g.lh[0], cw2, ch2, g.pad, cfg.frame_row0);
-    else if (C == 4)
-      add_glare_kernel<4, Half, false><<<grid, kThreads, 0, s>>>(src, out, w, cfg.height, gs, g.lw[0], g.lh[0], cw2, ch2, g.pad, cfg.frame_row0);
-    else if (fuse_level1)
-      add_glare_kernel<1, Half, true><<<grid, kThreads, 0, s>>>(src, out, w, cfg.height, gs, g.lw[0], g.lh[0], cw2, ch2, g.pad, cfg.frame_row0);
-    else
-      add_glare_kernel<1, Half, false><<<grid, kThreads, 0, s>>>(src, out, w, cfg.height, gs, g.lw[0], g.lh[0], cw2, ch2, g.pad, cfg.frame_row0);
-    TK_CUDA_CHECK_LAUNCH("add_glare_kernel");
-    return {};
+    auto* add = C == 4 ? (fuse_level1 ? add_glare_kernel<4, Half, true> : add_glare_kernel<4, Half, false>)
+                       : (fuse_level1 ? add_glare_kernel<1, Half, true> : add_glare_kernel<1, Half, false>);
+    return cuda::launch_pdl(add, grid, dim3(kThreads), 0, s, true, src, out, w, cfg.height, gs, g.lw[0], g.lh[0], cw2, ch2,
+                            g.pad, cfg.frame_row0);
   }
 
   Status create() {
@@ -742,14 +749,21 @@ struct GlareEngine::Impl {
     if (octaves.empty()) return {};
     float* image = Half ? widened : static_cast<float*>(out);
     const int c = cfg.channels;
-    row_log_sum_kernel<Half><<<static_cast<unsigned>(own1 - own0), kThreads, 0, s>>>(src, cfg.width, own0 - cfg.frame_row0,
-                                                                                   row_sums + own0);
-    TK_CUDA_CHECK_LAUNCH("row_log_sum_kernel");
+    // The shared pyramid's chain launches its kernels as programmatic dependents (cuda/pdl.cuh):
+    // each may be scheduled while the one before it drains (a dozen of them move under a
+    // megabyte each), and waits for its completion before touching memory.
+    const bool pdl = shared;
+    if (Status st = cuda::launch_pdl(row_log_sum_kernel<Half>, dim3(static_cast<unsigned>(own1 - own0)), dim3(kThreads), 0, s,
+                                     pdl, src, cfg.width, own0 - cfg.frame_row0, row_sums + own0);
+        !st.ok())
+      return st;
     if (part)
       if (Status st = cfg.exchange->gather_rows(row_sums, sizeof(double), frame_h, 0, 0, s); !st.ok()) return st;
-    key_kernel<<<1, kThreads, 0, s>>>(row_sums, frame_h, static_cast<std::size_t>(cfg.width) * frame_h,
-                                      cfg.params.threshold, log_average, threshold);
-    TK_CUDA_CHECK_LAUNCH("key_kernel");
+    if (Status st = cuda::launch_pdl(key_kernel, dim3(1), dim3(kThreads), 0, s, pdl, static_cast<const double*>(row_sums),
+                                     frame_h, static_cast<std::size_t>(cfg.width) * frame_h, cfg.params.threshold, log_average,
+                                     threshold);
+        !st.ok())
+      return st;
     if (shared) return run_shared<Half>(src, out, s);
     // Octave by octave, in place on `image`: the source copied (widened) there first.
     if (src.p != reinterpret_cast<const unsigned char*>(image) || Half ||

@@ -272,7 +272,6 @@ TK_CLONES void store_codes(const float* codes, int n, std::uint8_t* out) {
 // merged in chunk order, so the sums do not depend on scheduling).
 constexpr int kDecodeRows = 16;
 
-
 // Rows [0, n) in chunks of `chunk` handed out from an atomic counter to every worker: on a shared
 // machine a core taken by another process then slows the frame by its share only, where fixed
 // bands (cpu::parallel_rows) wait for the slowest band. body(worker, r0, r1); workers are

@@ -101,24 +101,11 @@ Result<ExportedBuffer> VulkanDevice::create_buffer(VkDeviceSize bytes) {
   TK_VK_CHECK(vkCreateBuffer(device_, &bci, nullptr, &b.buffer));
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, b.buffer, &req);
-  auto mt = device_local_type(req.memoryTypeBits);
-  if (!mt.ok()) {
-    vkDestroyBuffer(device_, b.buffer, nullptr);
-    return mt.status();
-  }
-  const std::uint32_t type = *mt;
   VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
   dedicated.buffer = b.buffer;
-  VkExportMemoryAllocateInfo exp{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
-  exp.pNext = &dedicated;
-  exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  mai.pNext = &exp;
-  mai.allocationSize = req.size;
-  mai.memoryTypeIndex = type;
-  if (const VkResult r = vkAllocateMemory(device_, &mai, nullptr, &b.memory); r != VK_SUCCESS) {
+  if (Status s = allocate_exportable(req, dedicated, b.memory); !s.ok()) {
     vkDestroyBuffer(device_, b.buffer, nullptr);
-    return vk_error(r, "vkAllocateMemory (exportable)");
+    return s;
   }
   b.size = req.size;
   if (const VkResult r = vkBindBufferMemory(device_, b.buffer, b.memory, 0); r != VK_SUCCESS) {
@@ -142,6 +129,21 @@ Result<std::uint32_t> VulkanDevice::device_local_type(std::uint32_t allowed_type
   for (std::uint32_t i = 0; i < mp.memoryTypeCount; ++i)
     if (allowed_types & (1u << i)) return i;  // software devices: any type the resource allows
   return Status{StatusCode::runtime_error, "Vulkan: no memory type for the resource"};
+}
+
+Status VulkanDevice::allocate_exportable(const VkMemoryRequirements& req, const VkMemoryDedicatedAllocateInfo& dedicated,
+                                         VkDeviceMemory& memory) {
+  auto type = device_local_type(req.memoryTypeBits);
+  if (!type.ok()) return type.status();
+  VkExportMemoryAllocateInfo exp{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+  exp.pNext = &dedicated;
+  exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.pNext = &exp;
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = *type;
+  TK_VK_CHECK(vkAllocateMemory(device_, &mai, nullptr, &memory));
+  return {};
 }
 
 Result<VulkanMemoryHandle> VulkanDevice::export_fd(VkDeviceMemory memory, VkDeviceSize size, VkDeviceSize offset) {
@@ -216,23 +218,11 @@ Result<ExportedImage> VulkanDevice::create_image(int width, int height, VkFormat
   TK_VK_CHECK(vkCreateImage(device_, &ici, nullptr, &img.image));
   VkMemoryRequirements req;
   vkGetImageMemoryRequirements(device_, img.image, &req);
-  auto type = device_local_type(req.memoryTypeBits);
-  if (!type.ok()) {
-    destroy_image(img);
-    return type.status();
-  }
   VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
   dedicated.image = img.image;
-  VkExportMemoryAllocateInfo exp{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
-  exp.pNext = &dedicated;
-  exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  mai.pNext = &exp;
-  mai.allocationSize = req.size;
-  mai.memoryTypeIndex = *type;
-  if (const VkResult r = vkAllocateMemory(device_, &mai, nullptr, &img.memory); r != VK_SUCCESS) {
+  if (Status s = allocate_exportable(req, dedicated, img.memory); !s.ok()) {
     destroy_image(img);
-    return vk_error(r, "vkAllocateMemory (exportable image)");
+    return s;
   }
   img.size = req.size;
   if (const VkResult r = vkBindImageMemory(device_, img.image, img.memory, 0); r != VK_SUCCESS) {

@@ -73,6 +73,9 @@ class VulkanDevice {
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   Result<std::uint32_t> device_local_type(std::uint32_t allowed_types) const;
+  // Dedicated (to `dedicated`'s buffer or image) device-local memory exportable as OPAQUE_FD.
+  Status allocate_exportable(const VkMemoryRequirements& req, const VkMemoryDedicatedAllocateInfo& dedicated,
+                             VkDeviceMemory& memory);
   Result<VulkanMemoryHandle> export_fd(VkDeviceMemory memory, VkDeviceSize size, VkDeviceSize offset);
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;

@@ -41,6 +41,17 @@ struct VulkanPass::Impl {
     if (signal) cudaDestroyExternalSemaphore(signal);
   }
 
+  // The memory behind a handle (CUDA takes the descriptor).
+  static Status import_external(const VulkanMemoryHandle& h, cudaExternalMemory_t& mem) {
+    cudaExternalMemoryHandleDesc d{};
+    d.type = cudaExternalMemoryHandleTypeOpaqueFd;
+    d.handle.fd = h.fd;
+    d.size = h.size;
+    d.flags = h.dedicated ? cudaExternalMemoryDedicated : 0;
+    TK_CUDA_CHECK(cudaImportExternalMemory(&mem, &d));
+    return {};
+  }
+
   static Status import_memory(const VulkanMemoryHandle& h, std::size_t frame_bytes, const char* role,
                               cudaExternalMemory_t& mem, void*& ptr) {
     if (h.fd < 0) return invalid_argument(std::string("VulkanPass: no ") + role + " memory (fd -1)");
@@ -48,12 +59,7 @@ struct VulkanPass::Impl {
       return invalid_argument(std::string("VulkanPass: the ") + role + " memory holds " + std::to_string(h.size) +
                               " bytes; the frame needs " + std::to_string(frame_bytes) + " from offset " +
                               std::to_string(h.offset));
-    cudaExternalMemoryHandleDesc d{};
-    d.type = cudaExternalMemoryHandleTypeOpaqueFd;
-    d.handle.fd = h.fd;
-    d.size = h.size;
-    d.flags = h.dedicated ? cudaExternalMemoryDedicated : 0;
-    TK_CUDA_CHECK(cudaImportExternalMemory(&mem, &d));
+    if (Status s = import_external(h, mem); !s.ok()) return s;
     cudaExternalMemoryBufferDesc b{};
     b.offset = h.offset;
     b.size = frame_bytes;
@@ -72,12 +78,7 @@ struct VulkanPass::Impl {
       return invalid_argument(std::string("VulkanPass: the ") + role + " image's memory holds " + std::to_string(h.size) +
                               " bytes from offset " + std::to_string(h.offset) + ", less than a " + std::to_string(w) +
                               "x" + std::to_string(hgt) + " image's " + std::to_string(texel * std::size_t(w) * hgt));
-    cudaExternalMemoryHandleDesc d{};
-    d.type = cudaExternalMemoryHandleTypeOpaqueFd;
-    d.handle.fd = h.fd;
-    d.size = h.size;
-    d.flags = h.dedicated ? cudaExternalMemoryDedicated : 0;
-    TK_CUDA_CHECK(cudaImportExternalMemory(&mem, &d));
+    if (Status s = import_external(h, mem); !s.ok()) return s;
     cudaExternalMemoryMipmappedArrayDesc m{};
     m.offset = h.offset;
     m.formatDesc = format;

@@ -16,7 +16,7 @@
 
 #include "gpu/gpu_test_support.hpp"
 #include "interop/interop_test_support.hpp"
-#include "interop/egl_context.hpp"
+#include "interop/egl_test_context.hpp"
 #include "tonekit/gl.hpp"
 #include "tonekit/synth.hpp"
 
@@ -24,23 +24,7 @@ namespace tonekit {
 namespace {
 
 // One EGL context for the whole binary (current on the test thread).
-egl::EglContext* context(std::string& why) {
-  static egl::EglContext* ctx = nullptr;
-  static std::string reason;
-  static bool tried = false;
-  if (!tried) {
-    tried = true;
-    auto* c = new egl::EglContext();
-    if (Status s = c->create(); !s.ok()) {
-      reason = "no EGL OpenGL 4.5 context: " + s.message();
-      delete c;
-    } else {
-      ctx = c;
-    }
-  }
-  why = reason;
-  return ctx;
-}
+egl::EglContext* context(std::string& why) { return interop_test::egl_test_context(why); }
 
 #define REQUIRE_GL()                                         \
   do {                                                       \

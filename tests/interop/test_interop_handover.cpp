@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "gpu/gpu_test_support.hpp"
-#include "interop/egl_context.hpp"
+#include "interop/egl_test_context.hpp"
 #include "interop/interop_test_support.hpp"
 #include "scene.hpp"
 #include "tonekit/tone_mapper.hpp"
@@ -32,23 +32,7 @@ namespace {
 
 using night_drive::Handover;
 
-egl::EglContext* context(std::string& why) {
-  static egl::EglContext* ctx = nullptr;
-  static std::string reason;
-  static bool tried = false;
-  if (!tried) {
-    tried = true;
-    auto* c = new egl::EglContext();
-    if (Status s = c->create(); !s.ok()) {
-      reason = "no EGL OpenGL 4.5 context: " + s.message();
-      delete c;
-    } else {
-      ctx = c;
-    }
-  }
-  why = reason;
-  return ctx;
-}
+egl::EglContext* context(std::string& why) { return interop_test::egl_test_context(why); }
 
 struct Device {
   void* in = nullptr;

@@ -58,6 +58,7 @@ struct Options {
   std::string png, y4m;
   int every = 1;
   bool quiet = false;
+  bool flush = false;  // glFlush after the render, before the pass
   double start = 0.0;
   bool window = false;    // --window: a window is required
   bool headless = false;  // --headless: never a window
@@ -222,6 +223,7 @@ int run(const Options& o) {
     if (timed) render_timer.begin(i);
     scene.render(t);
     if (timed) render_timer.end();
+    if (o.flush) glFlush();
     const bool write = timed && output.active() && i >= o.warmup && (i - o.warmup) % o.every == 0;
 #if TONEKIT_NIGHT_DRIVE_CUDA
     if (glpass) {
@@ -365,6 +367,9 @@ int main(int argc, char** argv) {
   app.add_option("--y4m", o.y4m, "write frames as y4m (8-bit 4:2:0, BT.709 limited): a file or - for stdout");
   app.add_option("--every", o.every, "write every Nth frame")->capture_default_str();
   app.add_flag("--quiet", o.quiet, "no per-frame lines, the summary only");
+  app.add_flag("--flush", o.flush,
+               "glFlush() once the scene is drawn, before the tone-mapping pass (the renderer submits its frame; "
+               "the pass's map then has no GL commands of its own to submit)");
   app.add_flag("--window", o.window, "show the frames in a window (default when $DISPLAY is set; an error without one)");
   app.add_flag("--headless", o.headless, "no window even when a display exists");
   app.add_flag("--vsync", o.vsync, "the window swaps on the display's refresh (default off: the timings are the renderer's)");

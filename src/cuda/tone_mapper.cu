@@ -447,12 +447,10 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
   cudaStream_t s = stream;
   const void* src = nullptr;
   m.glare_ran = m.glare_on();
-  if (m.glare_ran) {  // the glare stage's float copy reads the surface: no pass of its own
+  if (m.glare_ran) {  // the glare's key pass reads the surface (and keeps its texels): no pass of its own
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_start, s));
-    if (Status st = cuda::launch_surface_to_linear(input_surface, c.input, c.width, c.height, m.glare_frame, c.input, s);
+    if (Status st = m.glare->run(GlareSource{nullptr, 0, c.input == InputFormat::rgba_f16, input_surface}, m.glare_frame, s);
         !st.ok())
-      return st;
-    if (Status st = m.glare->run(GlareSource{m.glare_frame, 0, c.input == InputFormat::rgba_f16}, m.glare_frame, s); !st.ok())
       return st;
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_end, s));
     src = m.glare_frame;

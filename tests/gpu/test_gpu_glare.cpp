@@ -25,6 +25,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/gpu_test_support.hpp"
@@ -376,6 +377,81 @@ TEST(GpuGlare, HalfAndStridedSourcesMatchCpu) {
       EXPECT_EQ(d.mismatched_non_finite, 0u) << method;
     }
   }
+}
+
+// The ToneMapper's surface path (GL textures, Vulkan images): the glare reads a CUDA array of half
+// or float RGBA through a surface object where it lies, with no copy into linear memory. The
+// bytes must be those of the same pixels read from linear memory: the shared pyramid (its key,
+// bright pass and final add read the source) and a method run octave by octave (its copy reads
+// it), at an odd size and at 1080p; the outputs poisoned first.
+TEST(GpuGlare, SurfaceSourceSameBytesAsLinear) {
+  REQUIRE_GPU();
+  for (const auto& [w, h] : {std::pair{257, 129}, std::pair{1920, 1080}}) {
+    Image input = lamp_scene(w, h, 4, 43, true);
+    for (float& v : input.pixels) v = __half2float(__float2half(std::isfinite(v) ? std::clamp(v, -65504.0f, 65504.0f) : v));
+    for (const char* method : {"pyramid-quasi", "gaussian"}) {
+      if (w > 1000 && std::string(method) == "gaussian") continue;  // the octave-by-octave path: small frame only
+      const GlareParams p = glare(0.5, 0.02, 30.0, 3, method);
+      for (const bool half : {true, false}) {
+        const std::size_t px = half ? 8 : 16, row = std::size_t(w) * px, bytes = row * h;
+        std::vector<unsigned char> host(bytes);
+        for (std::size_t i = 0; i < input.pixels.size(); ++i) {
+          if (half) {
+            const __half hv = __float2half(input.pixels[i]);
+            std::memcpy(host.data() + 2 * i, &hv, 2);
+          } else {
+            std::memcpy(host.data() + 4 * i, &input.pixels[i], 4);
+          }
+        }
+        void* linear = nullptr;
+        void* out_linear = nullptr;
+        void* out_surface = nullptr;
+        CUDA_OK(cudaMalloc(&linear, bytes));
+        CUDA_OK(cudaMalloc(&out_linear, bytes));
+        CUDA_OK(cudaMalloc(&out_surface, bytes));
+        CUDA_OK(cudaMemcpy(linear, host.data(), bytes, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(out_linear, 0xFF, bytes));
+        CUDA_OK(cudaMemset(out_surface, 0xFF, bytes));
+        const cudaChannelFormatDesc desc = half ? cudaCreateChannelDescHalf4() : cudaCreateChannelDesc<float4>();
+        cudaArray_t array = nullptr;
+        CUDA_OK(cudaMallocArray(&array, &desc, w, h, cudaArraySurfaceLoadStore));
+        CUDA_OK(cudaMemcpy2DToArray(array, 0, 0, host.data(), row, row, h, cudaMemcpyHostToDevice));
+        cudaResourceDesc res{};
+        res.resType = cudaResourceTypeArray;
+        res.res.array.array = array;
+        cudaSurfaceObject_t surface = 0;
+        CUDA_OK(cudaCreateSurfaceObject(&surface, &res));
+        GlareEngineConfig cfg = config_for(input, p);
+        cfg.half_frames = half;
+        auto engine = GlareEngine::create(cfg);
+        ASSERT_TRUE(engine.ok()) << engine.status().message();
+        ASSERT_TRUE((*engine)->run(GlareSource{linear, 0, half}, out_linear, nullptr).ok());
+        ASSERT_TRUE((*engine)->run(GlareSource{nullptr, 0, half, surface}, out_surface, nullptr).ok());
+        std::vector<unsigned char> a(bytes), b(bytes);
+        CUDA_OK(cudaMemcpy(a.data(), out_linear, bytes, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(b.data(), out_surface, bytes, cudaMemcpyDeviceToHost));
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < bytes; ++i) differ += a[i] != b[i];
+        std::printf("[glare] surface source %dx%d %-14s %s: %zu of %zu bytes differ from the linear source\n", w, h, method,
+                    half ? "half " : "float", differ, bytes);
+        EXPECT_EQ(differ, 0u) << w << "x" << h << " " << method << (half ? " half" : " float");
+        EXPECT_NE(a, std::vector<unsigned char>(bytes, 0xFF)) << "the glare wrote its output";
+        CUDA_OK(cudaDestroySurfaceObject(surface));
+        CUDA_OK(cudaFreeArray(array));
+        cudaFree(linear);
+        cudaFree(out_linear);
+        cudaFree(out_surface);
+      }
+    }
+  }
+  // A surface is RGBA: an engine of 3 float channels refuses one.
+  Image rgb = lamp_scene(64, 32, 3, 44, true);
+  auto engine = GlareEngine::create(config_for(rgb, glare(0.5, 0.05, 30.0, 3, "pyramid-quasi")));
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  void* out = nullptr;
+  CUDA_OK(cudaMalloc(&out, rgb.pixels.size() * sizeof(float)));
+  EXPECT_EQ((*engine)->run(GlareSource{nullptr, 0, false, 1ull}, out, nullptr).code(), StatusCode::invalid_argument);
+  cudaFree(out);
 }
 
 TEST(GpuGlare, HostStrengthZeroIsNoOpWithoutDevice) {

@@ -46,11 +46,15 @@ struct GlareEngineConfig {
 };
 
 // A frame the glare reads: `channels` floats per pixel, or half RGBA (channels 4); rows `stride`
-// bytes apart (0: packed).
+// bytes apart (0: packed). Or, `surface` non-zero (data then unused), a CUDA array of the frame's
+// size, half (half true) or float RGBA, read through this cudaSurfaceObject_t (the ToneMapper's
+// surface path: a GL texture or Vulkan image) once, by the key's pass, which also stores the
+// texels into device_out for the rest of the glare: no copy pass of its own.
 struct GlareSource {
   const void* data = nullptr;
   std::size_t stride = 0;
   bool half = false;
+  unsigned long long surface = 0;
 };
 
 // What the last run computed on the device (read back for tests and logs).

@@ -52,11 +52,13 @@ __device__ double block_sum(double v, double* shared) {
 }
 
 // The frame the glare reads (GlareSource): float with `channels` interleaved, or half RGBA;
-// rows `stride` bytes apart.
+// rows `stride` bytes apart; or, `surface` non-zero, a CUDA array of half or float RGBA (a mapped
+// GL texture or an imported Vulkan image), which only row_log_sum_kernel reads (p unused).
 struct Source {
   const unsigned char* p;
   std::size_t stride;
   int channels;
+  unsigned long long surface = 0;
 };
 
 // A pixel's first four channels as floats (those past `channels` are 0).
@@ -87,9 +89,24 @@ __device__ __forceinline__ unsigned half_bits(float v) {
 }
 __device__ __forceinline__ unsigned pack_half2(float lo, float hi) { return half_bits(lo) | (half_bits(hi) << 16); }
 
+// A half RGBA texel's four channels as floats.
+__device__ __forceinline__ void widen_half4(uint2 q, float (&v)[4]) {
+  v[0] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.x & 0xFFFFu)));
+  v[1] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.x >> 16)));
+  v[2] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.y & 0xFFFFu)));
+  v[3] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.y >> 16)));
+}
+
+// row_sums[i] = the sum over buffer row first_row + i of log(1e-6 + L) (see above). A surface
+// source (src.surface; RGBA, whole frames) is read here only: each texel is also stored, bit for
+// bit, into `copy` (the packed frame the later kernels read, the glare's output buffer), so the
+// array is read once, by the pass that reads the whole frame anyway (read through the surface by
+// the bright pass and the final add too, it cost the glare 0.035 ms more than linear memory at
+// 4K on an H100: texture-path reads of 8-byte texels; bench/INTEROP_NOTES.md). The surface's
+// pixels are summed in the order the packed copy's own would be, so the key has the same bits.
 template <bool Half>
 __global__ void __launch_bounds__(kThreads)
-    row_log_sum_kernel(Source src, int width, int first_row, double* __restrict__ row_sums) {
+    row_log_sum_kernel(Source src, int width, int first_row, double* __restrict__ row_sums, void* __restrict__ copy) {
   // A programmatic dependent launch (cuda/pdl.cuh): nothing is read or written before the
   // previous grid has completed; the next kernel may be scheduled from here.
   cuda::wait_for_previous_grid();
@@ -98,26 +115,56 @@ __global__ void __launch_bounds__(kThreads)
   const int y = first_row + static_cast<int>(blockIdx.x);
   double sum = 0.0;
   const unsigned char* row = src.p + static_cast<std::size_t>(y) * src.stride;
-  if (Half && (reinterpret_cast<std::uintptr_t>(row) & 15u) == 0) {
+  const bool surface = src.surface != 0;  // uniform
+  // 16-byte aligned rows take pixel pairs; a surface is summed as its packed copy would be.
+  const bool pairs = surface ? ((static_cast<std::size_t>(y) * width * 8) & 15u) == 0
+                             : (reinterpret_cast<std::uintptr_t>(row) & 15u) == 0;
+  if (Half && pairs) {
     // Two half RGBA pixels per 16-byte load (twice the bytes in flight per thread).
-    auto half = [](unsigned bits) { return __half2float(__ushort_as_half(static_cast<unsigned short>(bits))); };
+    uint2* out = surface ? reinterpret_cast<uint2*>(copy) + static_cast<std::size_t>(y) * width : nullptr;
     for (int x = 2 * threadIdx.x; x < width; x += 2 * kThreads) {
       if (x + 1 < width) {
-        const uint4 q = __ldg(reinterpret_cast<const uint4*>(row) + x / 2);
-        const float a[4] = {half(q.x & 0xFFFFu), half(q.x >> 16), half(q.y & 0xFFFFu), half(q.y >> 16)};
-        const float b[4] = {half(q.z & 0xFFFFu), half(q.z >> 16), half(q.w & 0xFFFFu), half(q.w >> 16)};
+        uint4 q;
+        if (surface) {
+          const uint2 l = surf2Dread<uint2>(src.surface, 8 * x, y), r = surf2Dread<uint2>(src.surface, 8 * (x + 1), y);
+          q = make_uint4(l.x, l.y, r.x, r.y);
+          *reinterpret_cast<uint4*>(out + x) = q;
+        } else {
+          q = __ldg(reinterpret_cast<const uint4*>(row) + x / 2);
+        }
+        float a[4], b[4];
+        widen_half4(make_uint2(q.x, q.y), a);
+        widen_half4(make_uint2(q.z, q.w), b);
         sum += blur_math::glare_log_term(blur_math::pixel_luminance(a, 4));
         sum += blur_math::glare_log_term(blur_math::pixel_luminance(b, 4));
       } else {
         float v[4];
-        load_px<true>(src, x, y, v);
+        if (surface) {
+          const uint2 q = surf2Dread<uint2>(src.surface, 8 * x, y);
+          out[x] = q;
+          widen_half4(q, v);
+        } else {
+          load_px<true>(src, x, y, v);
+        }
         sum += blur_math::glare_log_term(blur_math::pixel_luminance(v, 4));
       }
     }
   } else {
     for (int x = threadIdx.x; x < width; x += kThreads) {
       float v[4];
-      load_px<Half>(src, x, y, v);
+      if (surface) {
+        if constexpr (Half) {
+          const uint2 q = surf2Dread<uint2>(src.surface, 8 * x, y);
+          reinterpret_cast<uint2*>(copy)[static_cast<std::size_t>(y) * width + x] = q;
+          widen_half4(q, v);
+        } else {
+          const float4 q = surf2Dread<float4>(src.surface, 16 * x, y);
+          reinterpret_cast<float4*>(copy)[static_cast<std::size_t>(y) * width + x] = q;
+          v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+        }
+      } else {
+        load_px<Half>(src, x, y, v);
+      }
       sum += blur_math::glare_log_term(blur_math::pixel_luminance(v, src.channels));
     }
   }
@@ -745,7 +792,7 @@ struct GlareEngine::Impl {
   }
 
   template <bool Half>
-  Status run(const Source& src, void* out, cudaStream_t s) {
+  Status run(const Source& src_in, void* out, cudaStream_t s) {
     if (octaves.empty()) return {};
     float* image = Half ? widened : static_cast<float*>(out);
     const int c = cfg.channels;
@@ -754,9 +801,14 @@ struct GlareEngine::Impl {
     // megabyte each), and waits for its completion before touching memory.
     const bool pdl = shared;
     if (Status st = cuda::launch_pdl(row_log_sum_kernel<Half>, dim3(static_cast<unsigned>(own1 - own0)), dim3(kThreads), 0, s,
-                                     pdl, src, cfg.width, own0 - cfg.frame_row0, row_sums + own0);
+                                     pdl, src_in, cfg.width, own0 - cfg.frame_row0, row_sums + own0, out);
         !st.ok())
       return st;
+    // A surface source is in `out` now (packed, bit for bit): the rest reads it there.
+    const Source src = src_in.surface
+                           ? Source{static_cast<const unsigned char*>(out),
+                                    static_cast<std::size_t>(cfg.width) * (Half ? 8 : c * sizeof(float)), c}
+                           : src_in;
     if (part)
       if (Status st = cfg.exchange->gather_rows(row_sums, sizeof(double), frame_h, 0, 0, s); !st.ok()) return st;
     if (Status st = cuda::launch_pdl(key_kernel, dim3(1), dim3(kThreads), 0, s, pdl, static_cast<const double*>(row_sums),
@@ -833,14 +885,16 @@ Status GlareEngine::run(float* device_image, CUstream_st* stream) {
 
 Status GlareEngine::run(const GlareSource& in, void* device_out, CUstream_st* stream) {
   if (impl_->octaves.empty()) return {};
-  if (!in.data || !device_out) return invalid_argument("glare: null device image");
+  if ((!in.data && !in.surface) || !device_out) return invalid_argument("glare: null device image");
   const GlareEngineConfig& c = impl_->cfg;
   if (in.half != c.half_frames)
     return invalid_argument(std::string("glare: this engine takes ") + (c.half_frames ? "half" : "float") + " frames");
+  if (in.surface && c.channels != 4) return invalid_argument("glare: a surface source is RGBA (4 channels)");
+  if (in.surface && impl_->part) return unsupported("glare: a frame part reads linear memory, not a surface");
   const std::size_t row = static_cast<std::size_t>(c.width) * (in.half ? 8 : c.channels * sizeof(float));
   const std::size_t stride = in.stride ? in.stride : row;
   if (stride < row) return invalid_argument("glare: source stride " + std::to_string(stride) + " below the row's " + std::to_string(row) + " bytes");
-  const Source src{static_cast<const unsigned char*>(in.data), stride, c.channels};
+  const Source src{static_cast<const unsigned char*>(in.data), stride, c.channels, in.surface};
   return in.half ? impl_->run<true>(src, device_out, stream) : impl_->run<false>(src, device_out, stream);
 }
 

@@ -197,8 +197,11 @@ using cuda::kMinLuminance;
 // y: the row of the input (a frame part's rows outside [out_row_begin, out_row_end) are not
 // stored; callers that skip them pass kGuard false). `a.out` points at row 0 of the input's rows.
 // kSurface false: the caller's kernel was instantiated for linear output only (the tile kernel's
-// default instantiation: the surface branch cost it registers, an 8-byte spill).
-template <bool kGuard = true, bool kSurface = true>
+// default instantiation: the surface branch cost it registers, an 8-byte spill). kSurfaceOnly:
+// instantiated for a surface only (a.out_surface set, RGBA8): no linear store code at all, which
+// keeps the tile kernel's surface instantiation within the linear one's 64 registers (with both
+// stores it took 98 at 64 x 64 half, one block per SM instead of two).
+template <bool kGuard = true, bool kSurface = true, bool kSurfaceOnly = false>
 __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y, float r, float g, float b, float al,
                                          float lw, float ld, std::uint32_t row_seed) {
   if (kGuard && (y < a.out_row_begin || y >= a.out_row_end)) return;  // a frame part's context row
@@ -212,7 +215,7 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
     const unsigned c0 = cuda::srgb8_dither_word(r * k, cuda::dither_offset256_from_sums(sums, 0));
     const unsigned c1 = cuda::srgb8_dither_word(g * k, cuda::dither_offset256_from_sums(sums, 1));
     const unsigned c2 = cuda::srgb8_dither_word(b * k, cuda::dither_offset256_from_sums(sums, 2));
-    if (kSurface && a.out_surface) {  // a mapped RGBA8 texture (uniform branch: the kernel's argument; the handle an L1 hit)
+    if (kSurfaceOnly || (kSurface && a.out_surface)) {  // a mapped RGBA8 texture (uniform branch: the kernel's argument; the handle an L1 hit)
       surf2Dwrite(cuda::pack_bytes(c0, c1, c2, cuda::alpha8_word(al)), __ldg(a.out_surface), 4 * x, y - a.out_row_begin);
       return;
     }
@@ -245,8 +248,8 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
   }
   const int C = a.out_channels;
   unsigned char* row = a.out + static_cast<std::size_t>(y) * a.out_stride;
-  if (a.out_code <= 1) {
-    const unsigned kMax = a.out_code == 0 ? 255u : 65535u;
+  if (kSurfaceOnly || a.out_code <= 1) {
+    const unsigned kMax = kSurfaceOnly || a.out_code == 0 ? 255u : 65535u;
     const float inv_gamma = a.gamma != 0.0f ? 1.0f / a.gamma : 0.0f;
     unsigned codes[4];
     for (int c = 0; c < 3; ++c) {
@@ -254,7 +257,7 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
       codes[c] = core::quantise<float>(e, kMax, a.dither != 0, x, y + a.dither_row0, c);
     }
     codes[3] = core::quantise<float>(al, kMax, false, x, y + a.dither_row0, 3);
-    if (kSurface && a.out_surface) {  // u8 x 4 only (ToneMapper::process_surfaces checks)
+    if (kSurfaceOnly || (kSurface && a.out_surface)) {  // u8 x 4 only (ToneMapper::process_surfaces checks)
       surf2Dwrite(codes[0] | codes[1] << 8 | codes[2] << 16 | codes[3] << 24, __ldg(a.out_surface), 4 * x,
                   y - a.out_row_begin);
       return;
@@ -569,14 +572,14 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
     // L / (1 + V1) on the SFU (within 2 ulp). __fdividef returns 0 for a divisor above 2^126: the
     // divisor is capped there (V1 that large needs scaled luminance above 8e37, float input only).
     const float ld = __fdividef(lum, fminf(1.0f + v1, 0x1p126f));
-    local_store<true, kSurface>(a, x, y, r[k], g[k], b[k], alpha, lw, ld, row_seeds[py]);
+    local_store<true, kSurface, kSurface>(a, x, y, r[k], g[k], b[k], alpha, lw, ld, row_seeds[py]);
   }
 }
 
 // The surface instantiation (GL interop) is compiled for at least one block per SM (the linear
 // one for two at 64 x 64): within the linear one's register budget its surface store spilled.
 template <class In, int TW, int TH, bool kSurface>
-__global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, kSurface ? 1 : TileDims<TW, TH>::kMinBlocks)
+__global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::kMinBlocks)
     sat_tile_map_kernel(LocalMapArgs a) {
   using D = TileDims<TW, TH>;
   extern __shared__ double tile[];  // D::kRows x D::kPitch

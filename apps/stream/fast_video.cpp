@@ -6,6 +6,9 @@
 #include <atomic>
 #include <cstring>
 #include <functional>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "core/video_colour.hpp"
 #include "core/map_settings.hpp"
@@ -268,6 +271,34 @@ TK_CLONES void store_codes(const float* codes, int n, std::uint8_t* out) {
   for (int x = 0; x < n; ++x) out[x] = static_cast<std::uint8_t>(static_cast<int>(codes[x]));
 }
 
+// dst[0, n) = src[0, n) with non-temporal stores where the CPU has them (SSE2): the decoded frame
+// (100 MB at 4K) is written once and read back only by the second pass, after the whole frame, so
+// ordinary stores would first read every line they fill (a read for ownership: another 100 MB
+// through the memory bus per 4K frame) and evict the cache the decode works in. The caller
+// fences (stream_fence) before another thread reads dst.
+void stream_copy(float* __restrict dst, const float* __restrict src, int n) {
+#if defined(__SSE2__)
+  int i = 0;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(dst + i) & 15u) != 0; ++i) dst[i] = src[i];
+  for (; i + 16 <= n; i += 16) {
+    _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+    _mm_stream_ps(dst + i + 4, _mm_loadu_ps(src + i + 4));
+    _mm_stream_ps(dst + i + 8, _mm_loadu_ps(src + i + 8));
+    _mm_stream_ps(dst + i + 12, _mm_loadu_ps(src + i + 12));
+  }
+  for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+  for (; i < n; ++i) dst[i] = src[i];
+#else
+  std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
+#endif
+}
+// Orders this thread's non-temporal stores before its later stores (the worker pool's hand-back).
+void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 // Rows per decode chunk (handed out by for_row_chunks; the statistics keep one partial per chunk,
 // merged in chunk order, so the sums do not depend on scheduling).
 constexpr int kDecodeRows = 16;
@@ -323,6 +354,7 @@ class RowDecoder {
   struct Scratch {
     std::vector<float> cb_row, cr_row, cb_full, cr_full, planar;
     std::vector<std::uint16_t> luma;
+    std::vector<float> scene;  // a decoded row (planar, 3 w) on its way into a planar frame
   };
 
   RowDecoder(InputFormat format, const InputColour& colour, int w, int h, const std::uint8_t* frame)
@@ -345,6 +377,7 @@ class RowDecoder {
     s.cr_full.resize(w);
     s.planar.resize(linear_ ? 0 : 3 * w);
     s.luma.resize(w);
+    s.scene.resize(3 * w);
   }
 
   // Row y as scene-linear BT.709 RGB into `out` (an InterleavedRow or a PlanarRow).
@@ -509,19 +542,29 @@ void FastVideo::decode_into(const std::uint8_t* frame, Image& scene, std::vector
     RowDecoder::Scratch& scratch = workspace_->decode[static_cast<std::size_t>(worker)];
     for (int y = r0; y < r1; ++y) {
       float* r = scene.pixels.data() + static_cast<std::size_t>(y) * w;  // planar: row y of each plane
-      if (planar) decoder.row(y, scratch, PlanarRow{r, r + plane, r + 2 * plane});
+      // Planar: the row is decoded into the worker's scratch (in cache), its statistics read
+      // there, and it goes into the frame by non-temporal stores (stream_copy).
+      float* sr = scratch.scene.data();
+      if (planar) decoder.row(y, scratch, PlanarRow{sr, sr + w, sr + 2 * w});
       else decoder.row(y, scratch, InterleavedRow{scene.row(y)});
-      if (!partials) continue;
-      // The statistics pass of cpu::tone_map over the row just written (still in cache): the
-      // decoded values are finite and >= 0, so there are no bad pixels to count.
-      cpu::StatsPartial& p = (*partials)[static_cast<std::size_t>(r0 / kDecodeRows)];
-      for (int x0 = 0; x0 < w; x0 += cpu::kChunk) {
-        const int n = std::min(cpu::kChunk, w - x0);
-        if (planar) cpu::load_planar_luminance_chunk(r + x0, r + plane + x0, r + 2 * plane + x0, n, chunk);
-        else cpu::load_luminance_chunk(scene.row(y), x0, n, 3, PixelType::f32, chunk);
-        cpu::reduce_luminance(chunk, n, p.lum);
+      if (partials) {
+        // The statistics pass of cpu::tone_map over the row just decoded (in cache): the decoded
+        // values are finite and >= 0, so there are no bad pixels to count.
+        cpu::StatsPartial& p = (*partials)[static_cast<std::size_t>(r0 / kDecodeRows)];
+        for (int x0 = 0; x0 < w; x0 += cpu::kChunk) {
+          const int n = std::min(cpu::kChunk, w - x0);
+          if (planar) cpu::load_planar_luminance_chunk(sr + x0, sr + w + x0, sr + 2 * w + x0, n, chunk);
+          else cpu::load_luminance_chunk(scene.row(y), x0, n, 3, PixelType::f32, chunk);
+          cpu::reduce_luminance(chunk, n, p.lum);
+        }
+      }
+      if (planar) {
+        stream_copy(r, sr, w);
+        stream_copy(r + plane, sr + w, w);
+        stream_copy(r + 2 * plane, sr + 2 * w, w);
       }
     }
+    if (planar) stream_fence();
   });
 }
 

@@ -3,7 +3,8 @@
 // through tonekit::GlPass (zero copy; reinhard-sat, glare and temporal adaptation by default) or,
 // with --vulkan, through tonekit::VulkanPass with the frames handed over in Vulkan-allocated
 // memory (vulkan_handover.hpp), and writes PNGs and/or y4m. Prints per-frame timings (render: GL
-// timer query; tone map: the ToneMapper's CUDA events; map/unmap: host clock, with --vulkan the GL and
+// timer query; tone map: the ToneMapper's CUDA events; submit: the host time of the glFlush that
+// submits the drawn frame before the hand-over; map/unmap: host clock, with --vulkan the GL and
 // CUDA semaphore calls before and after the frame) and a summary with
 // medians and the frame rate, then (--throughput N) N more frames with no timing at all for the
 // frame rate a display loop would see. --backend cpu tone maps a read-back on the CPU (no CUDA:
@@ -58,7 +59,6 @@ struct Options {
   std::string png, y4m;
   int every = 1;
   bool quiet = false;
-  bool flush = false;  // glFlush after the render, before the pass
   double start = 0.0;
   bool window = false;    // --window: a window is required
   bool headless = false;  // --headless: never a window
@@ -69,6 +69,13 @@ double median(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// The q-quantile (0..1) of v, nearest rank.
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
 }
 
 // GL timer queries, read a frame late so that reading never waits.
@@ -89,7 +96,8 @@ class GlTimer {
 };
 
 struct FrameTimes {
-  std::vector<double> render, copy, tonemap, map, unmap, frame;
+  std::vector<double> render, copy, tonemap, map, unmap, frame, submit;
+  std::vector<double> free_interop;  // map + unmap host ms in the throughput loop (no timer or event reads)
 };
 
 int run(const Options& o) {
@@ -223,7 +231,20 @@ int run(const Options& o) {
     if (timed) render_timer.begin(i);
     scene.render(t);
     if (timed) render_timer.end();
-    if (o.flush) glFlush();
+    // The frame's submission (glFlush), timed on its own: the renderer submits the frame it drew
+    // before the hand-over (a display would at its swap), so the interop calls below have no GL
+    // commands of the renderer's to submit. Vulkan: after GL's semaphore signal, which it carries.
+    double submit_ms = 0;
+    auto submit = [&] {
+      const auto f0 = clock::now();
+      glFlush();
+      submit_ms = std::chrono::duration<double, std::milli>(clock::now() - f0).count();
+    };
+#if TONEKIT_NIGHT_DRIVE_VULKAN
+    if (!vkpass) submit();
+#else
+    submit();
+#endif
     const bool write = timed && output.active() && i >= o.warmup && (i - o.warmup) % o.every == 0;
 #if TONEKIT_NIGHT_DRIVE_CUDA
     if (glpass) {
@@ -245,6 +266,7 @@ int run(const Options& o) {
       vkpass->end_frame(scene.colour_texture());
       unmap_ms = std::chrono::duration<double, std::milli>(clock::now() - h0).count();
       if (timed) copy_timer.end();
+      submit();
       if (Status s = vkpass->pass().process(stream, dt); !s.ok()) return s;
       map_ms += vkpass->pass().interop_timings().wait_ms;
       unmap_ms += vkpass->pass().interop_timings().signal_ms;
@@ -279,6 +301,7 @@ int run(const Options& o) {
         if (Status s = window->present(shown, W, H); !s.ok()) return s;
       if (!window->open_still()) closed = true;
     }
+    if (!timed && i >= total) ft.free_interop.push_back(map_ms + unmap_ms);
     if (timed) {
       const auto now = clock::now();
       const double frame_ms = std::chrono::duration<double, std::milli>(now - last).count();
@@ -291,6 +314,7 @@ int run(const Options& o) {
         ft.tonemap.push_back(tm_ms);
         ft.map.push_back(map_ms);
         ft.unmap.push_back(unmap_ms);
+        ft.submit.push_back(submit_ms);
         ft.frame.push_back(frame_ms);
       }
       if (!o.quiet && i >= o.warmup)
@@ -326,12 +350,13 @@ int run(const Options& o) {
   const double fm = median(ft.frame);
   std::fprintf(stderr,
                "summary %dx%d backend=%s op=%s glare=%.3g temporal=%s frames=%zu | median ms: render %.3f copy %.3f "
-               "tonemap %.3f map %.4f unmap %.4f interop %.4f frame %.3f | fps %.1f (timed loop) %.1f (throughput, %d "
-               "frames)\n",
+               "tonemap %.3f submit %.4f map %.4f unmap %.4f interop %.4f frame %.3f | fps %.1f (timed loop) %.1f (throughput, %d "
+               "frames; interop host ms there: median %.4f, 90th percentile %.4f)\n",
                W, H, backend.c_str(), o.op.c_str(), o.glare.strength, o.no_temporal || backend == "cpu" ? "off" : "on",
                ft.frame.size(),
-               median(ft.render), median(ft.copy), median(ft.tonemap), median(ft.map), median(ft.unmap),
-               median(ft.map) + median(ft.unmap), fm, fm > 0 ? 1000.0 / fm : 0.0, throughput_fps, o.throughput);
+               median(ft.render), median(ft.copy), median(ft.tonemap), median(ft.submit), median(ft.map), median(ft.unmap),
+               median(ft.map) + median(ft.unmap), fm, fm > 0 ? 1000.0 / fm : 0.0, throughput_fps, o.throughput,
+               median(ft.free_interop), percentile(ft.free_interop, 0.9));
 #if TONEKIT_NIGHT_DRIVE_CUDA
   glpass.reset();
   if (stream) cudaStreamDestroy(stream);
@@ -367,9 +392,6 @@ int main(int argc, char** argv) {
   app.add_option("--y4m", o.y4m, "write frames as y4m (8-bit 4:2:0, BT.709 limited): a file or - for stdout");
   app.add_option("--every", o.every, "write every Nth frame")->capture_default_str();
   app.add_flag("--quiet", o.quiet, "no per-frame lines, the summary only");
-  app.add_flag("--flush", o.flush,
-               "glFlush() once the scene is drawn, before the tone-mapping pass (the renderer submits its frame; "
-               "the pass's map then has no GL commands of its own to submit)");
   app.add_flag("--window", o.window, "show the frames in a window (default when $DISPLAY is set; an error without one)");
   app.add_flag("--headless", o.headless, "no window even when a display exists");
   app.add_flag("--vsync", o.vsync, "the window swaps on the display's refresh (default off: the timings are the renderer's)");

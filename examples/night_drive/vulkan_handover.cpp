@@ -232,8 +232,7 @@ void VulkanHandover::end_frame(unsigned colour_texture) {
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     m.signal_semaphore(m.sem_gl_done, 1, &m.buffer, 0, nullptr, nullptr);
   }
-  m.first = false;
-  glFlush();  // the signal must reach the GPU before CUDA waits on it
+  m.first = false;  // the caller's glFlush carries the signal to the GPU before CUDA waits on it
 }
 
 tonekit::Status VulkanHandover::read_output(unsigned char* rgba, CUstream_st* stream) {

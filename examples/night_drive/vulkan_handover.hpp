@@ -39,8 +39,9 @@ class VulkanHandover {
   unsigned target_texture() const;
   // GL side of one frame, around the renderer's drawing. begin_frame: images, rows: GL waits
   // until the pass has read the last frame (none before the first). end_frame: images, rows: GL
-  // signals the frame; copy: waits, copies `colour_texture` in, signals. Both flush, so CUDA's
-  // wait can be met.
+  // signals the frame; copy: waits, copies `colour_texture` in, signals. The caller then flushes
+  // GL (the frame's submission, which carries the signal to the GPU, so that CUDA's wait can be
+  // met).
   void begin_frame();
   void end_frame(unsigned colour_texture);
   tonekit::VulkanPass& pass();

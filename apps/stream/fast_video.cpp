@@ -11,6 +11,7 @@
 #endif
 
 #include "core/video_colour.hpp"
+#include "core/curves.hpp"
 #include "core/map_settings.hpp"
 #include "cpu/map_kernels.hpp"
 #include "cpu/parallel.hpp"
@@ -227,6 +228,56 @@ TK_CLONES void colour_into(const cpu::Chunk& c, int n, float* __restrict r, floa
     g[i] = core::reconstruct_channel(c.g[i], lw, ld, 1.0f);
     b[i] = core::reconstruct_channel(c.b[i], lw, ld, 1.0f);
   }
+}
+
+// The second pass over a planar frame for the curves of the statistics alone, one loop a row:
+// cpu::load_planar_chunk's luminance, the curve (core/curves.hpp, as cpu::curve_chunk calls it)
+// and colour_into, element by element, with no chunk arrays in between. The decoded values are
+// finite and >= 0, on which load_planar_chunk's sanitising changes nothing.
+template <class Curve>
+TK_CLONES void map_planar_row(const float* __restrict r, const float* __restrict g, const float* __restrict b, int n,
+                              Curve curve, float* __restrict out_r, float* __restrict out_g, float* __restrict out_b) {
+  for (int i = 0; i < n; ++i) {
+    const float rv = r[i], gv = g[i], bv = b[i];
+    const float lw = core::luminance(rv, gv, bv);
+    const float ld = curve(lw);
+    out_r[i] = core::reconstruct_channel(rv, lw, ld, 1.0f);
+    out_g[i] = core::reconstruct_channel(gv, lw, ld, 1.0f);
+    out_b[i] = core::reconstruct_channel(bv, lw, ld, 1.0f);
+  }
+}
+
+// map_planar_row with the frame's curve, for the kinds it covers (false: histeq, which reads a
+// table; the caller goes through the chunks).
+bool map_planar_curve(const core::CurveSettings& s, const float* r, const float* g, const float* b, int n, float* out) {
+  using core::CurveKind;
+  float* out_g = out + n;
+  float* out_b = out + 2 * n;
+  switch (s.kind) {
+    case CurveKind::linear: {
+      const float off = static_cast<float>(s.linear_offset), sc = static_cast<float>(s.linear_scale);
+      map_planar_row(r, g, b, n, [=](float lw) { return core::linear_curve(lw, off, sc); }, out, out_g, out_b);
+      return true;
+    }
+    case CurveKind::log: {
+      const float e = static_cast<float>(s.log_exposure), inv = static_cast<float>(s.log_inv_denominator);
+      map_planar_row(r, g, b, n, [=](float lw) { return core::log_curve(lw, e, inv); }, out, out_g, out_b);
+      return true;
+    }
+    case CurveKind::drago: {
+      const float in = static_cast<float>(s.drago_input_scale), im = static_cast<float>(s.drago_inv_lwmax);
+      const float os = static_cast<float>(s.drago_output_scale), bp = static_cast<float>(s.drago_bias_power);
+      map_planar_row(r, g, b, n, [=](float lw) { return core::drago_curve(lw, in, im, os, bp); }, out, out_g, out_b);
+      return true;
+    }
+    case CurveKind::reinhard: {
+      const float sc = static_cast<float>(s.reinhard_scale), iw = static_cast<float>(s.reinhard_inv_white_sq);
+      map_planar_row(r, g, b, n, [=](float lw) { return core::reinhard_curve(lw, sc, iw); }, out, out_g, out_b);
+      return true;
+    }
+    case CurveKind::histeq: return false;
+  }
+  return false;
 }
 
 // An interleaved RGB row -> the planar buffer encode_planar reads.
@@ -617,6 +668,7 @@ Status FastVideo::map(const std::uint8_t* frame, const Params& params, const cpu
   encode_frame(w, height_, layout, dither, out, [&](int y, float* rgb) {
     cpu::Chunk c;
     const float* r = scene.pixels.data() + static_cast<std::size_t>(y) * w;
+    if (planar && saturation == 1.0f && map_planar_curve(curve, r, r + plane, r + 2 * plane, w, rgb)) return;
     for (int x0 = 0; x0 < w; x0 += cpu::kChunk) {
       const int n = std::min(cpu::kChunk, w - x0);
       if (planar) cpu::load_planar_chunk(r + x0, r + plane + x0, r + 2 * plane + x0, n, c);

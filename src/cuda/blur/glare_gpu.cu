@@ -2,6 +2,8 @@
 // One frame is a fixed sequence of launches on one stream, with no host synchronisation:
 //   1. row_log_sum_kernel: each own row's double sum of log(1e-6 + L), in a fixed order;
 //      (a frame part: the rows gathered from the other parts, StatsExchange::gather_rows);
+//      a surface source (GlareSource::surface: a GL texture or Vulkan image) is read here only,
+//      its texels stored into the output buffer, which the later steps read as the source;
 //   2. key_kernel (one block): the rows in a fixed order -> log-average and threshold, which
 //      stay in device memory for the next launch (the host never sees them unless it asks).
 //      Per-row sums make the key independent of how the frame is split between GPUs.

@@ -65,18 +65,13 @@ struct Options {
   bool vsync = false;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// The q-quantile (0..1) of v, nearest rank.
+// The q-quantile (0..1) of v, nearest rank (element floor(q n) of the sorted values).
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
 }
+double median(const std::vector<double>& v) { return percentile(v, 0.5); }
 
 // GL timer queries, read a frame late so that reading never waits.
 class GlTimer {

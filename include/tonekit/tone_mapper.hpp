@@ -71,6 +71,11 @@ struct ToneMapperTuning {
   // At most this many blocks per SM for the fused statistics pass and its flat form (0: as many
   // as fit; half RGBA: 5 of the row form, 2 of the flat form).
   int stats_blocks_per_sm = 0;
+  // P010 / yuv420p10 input, no glare, a whole frame: the decode kernel gathers the statistics as
+  // it decodes (the same totals bit for bit), so no statistics pass reads the 100 MB decoded 4K
+  // frame again. H100, 4K P010 PQ BT.2020 -> NV12, reinhard: 0.188 ms against 0.206 ms with the
+  // statistics pass (bench/NOTES.md, seventeenth session).
+  bool decode_statistics = true;
   // reinhard-sat's table when its `sat` parameter is 0 (auto). H100, 4K: the float64 table's
   // queries cost 0.26 ms against the pairs' 1.08 ms; the tile-local tables skip both the
   // frame-sized table and the luminance plane (bench/LOCAL_NOTES.md).

@@ -53,7 +53,13 @@ TK_HD float table_lerp(const float* table, float x, int intervals) {
   return lo + f * (hi - lo);
 }
 TK_HD float pq_eotf_table(const float* table, float signal) {
+#if defined(__CUDA_ARCH__)
+  // Two min/max instead of two compare-and-selects: the same value for every input (fmaxf
+  // returns 0 for a NaN; a -0 gives the table's first entry either way).
+  const float s = fminf(fmaxf(signal, 0.0f), 1.0f);
+#else
   const float s = signal > 0.0f ? (signal < 1.0f ? signal : 1.0f) : 0.0f;
+#endif
   return table_lerp(table, s * static_cast<float>(kPqTableIntervals), kPqTableIntervals);  // exact: a power of two
 }
 // The table (host memory, built once, thread-safe): kPqTableIntervals + 1 floats.
@@ -196,29 +202,40 @@ TK_HD void gamut_clip_desaturate(T& r, T& g, T& b) {
 // ---------------------------------------------------------------------------------------------
 // Y'CbCr. K_R, K_B of BT.2020 NCL (BT.2020 Table 4 / BT.2100 Table 6: 0.2627, 0.0593) and BT.709
 // (BT.709 Part 1 item 3.2: 0.2126, 0.0722); K_G = 1 - K_R - K_B.
+// The factors the inverse matrix multiplies by, rounded to T once (ycbcr_coeffs): 2 (1 - K_R),
+// 2 (1 - K_B) and 1 / K_G. Divisions by constants are multiplications by their rounded reciprocals
+// here and in the code conversions below, on both backends alike (an IEEE division is ~10
+// instructions on the GPU, most of the device decode's issue; within an ulp of the quotient).
 template <class T>
 struct YcbcrCoeffs {
   T kr, kb;
+  T cr_to_r, cb_to_b, inv_kg;
 };
 template <class T>
+TK_HD YcbcrCoeffs<T> make_ycbcr_coeffs(T kr, T kb) {
+  return YcbcrCoeffs<T>{kr, kb, T(2) * (T(1) - kr), T(2) * (T(1) - kb), T(1) / (T(1) - kr - kb)};
+}
+template <class T>
 TK_HD YcbcrCoeffs<T> ycbcr_coeffs(bool bt2020) {
-  return bt2020 ? YcbcrCoeffs<T>{T(0.2627), T(0.0593)} : YcbcrCoeffs<T>{T(0.2126), T(0.0722)};
+  return bt2020 ? make_ycbcr_coeffs(T(0.2627), T(0.0593)) : make_ycbcr_coeffs(T(0.2126), T(0.0722));
 }
 
 // Integer code -> normalised Y' in [0, 1] / C in [-0.5, 0.5] at `bits` bits (BT.2100 Table 9,
 // BT.709 Part 1 item 4.6):
 //   limited: Y' = (D - 16 * 2^(n-8)) / (219 * 2^(n-8)), C = (D - 2^(n-1)) / (224 * 2^(n-8))
 //   full:    Y' = D / (2^n - 1),                        C = (D - 2^(n-1)) / (2^n - 1)
+// each as a product with the divisor's reciprocal (a constant: folded, correctly rounded, by both
+// compilers).
 template <class T>
 TK_HD T luma_from_code(T code, int bits, bool full_range) {
   const T unit = T(1 << (bits - 8));
-  return full_range ? code / T((1 << bits) - 1) : (code - T(16) * unit) / (T(219) * unit);
+  return full_range ? code * (T(1) / T((1 << bits) - 1)) : (code - T(16) * unit) * (T(1) / (T(219) * unit));
 }
 template <class T>
 TK_HD T chroma_from_code(T code, int bits, bool full_range) {
   const T unit = T(1 << (bits - 8));
   const T centred = code - T(1 << (bits - 1));
-  return full_range ? centred / T((1 << bits) - 1) : centred / (T(224) * unit);
+  return full_range ? centred * (T(1) / T((1 << bits) - 1)) : centred * (T(1) / (T(224) * unit));
 }
 
 // Y'CbCr -> R'G'B' (inverting BT.2100 Table 6 / BT.709 item 3.2-3.3:
@@ -226,9 +243,9 @@ TK_HD T chroma_from_code(T code, int bits, bool full_range) {
 // [0, 1] are left for the caller (the transfer clamps its signal).
 template <class T>
 TK_HD void ycbcr_to_rgb(T y, T cb, T cr, YcbcrCoeffs<T> k, T& r, T& g, T& b) {
-  r = y + T(2) * (T(1) - k.kr) * cr;
-  b = y + T(2) * (T(1) - k.kb) * cb;
-  g = (y - k.kr * r - k.kb * b) / (T(1) - k.kr - k.kb);
+  r = y + k.cr_to_r * cr;
+  b = y + k.cb_to_b * cb;
+  g = (y - k.kr * r - k.kb * b) * k.inv_kg;
 }
 
 // 4:2:0 chroma upsampling, top-left co-sited (BT.2020 / BT.2100: chroma sample i sits on luma 2i):
@@ -350,7 +367,11 @@ TK_HD T bt709_inverse_oetf(T v) {
 constexpr int kOetfTableIntervals = 4096;
 constexpr float kOetfTableScale = static_cast<float>(kOetfTableIntervals / (1.0 - 0.018));
 TK_HD float bt709_oetf_table(const float* table, float linear) {
+#if defined(__CUDA_ARCH__)
+  const float l = fminf(fmaxf(linear, 0.0f), 1.0f);  // clamp01's value for every non-NaN input (no NaN reaches here)
+#else
   const float l = clamp01(linear);
+#endif
   if (l < 0.018f) return 4.5f * l;
   return table_lerp(table, (l - 0.018f) * kOetfTableScale, kOetfTableIntervals);
 }
@@ -413,26 +434,39 @@ TK_HD unsigned quantise_code8(T code, T lo, T hi, bool dither, T noise) {
   return static_cast<unsigned>(static_cast<int>(v));
 }
 
-// Y' code of pixel (x, y): the dither is channel 0 of the pixel's hash (the RGB path's red field).
+// Y' code of a pixel whose dither hash is h (dither_pixel_hash(x, dither_row_seed(y))): the dither
+// is its field 0 (the RGB path's red field). A block's encoder computes each row's seed once and
+// shares the top-left pixel's hash with the block's chroma (chroma_codes8_hashed).
 template <class T>
-TK_HD unsigned luma_code8(T luma, bool dither, int x, int y) {
-  const T noise = dither ? T(dither_noise(x, y, 0)) : T(0);
+TK_HD unsigned luma_code8_hashed(T luma, bool dither, std::uint32_t h) {
+  const T noise = dither ? T(dither_noise_from_hash(h, 0)) : T(0);
   return quantise_code8(T(kLumaCode8Black) + T(kLumaCode8Range) * clamp01(luma), T(kLumaCode8Black), T(kLumaCode8White),
                         dither, noise);
+}
+// Y' code of pixel (x, y).
+template <class T>
+TK_HD unsigned luma_code8(T luma, bool dither, int x, int y) {
+  return luma_code8_hashed(luma, dither, dither ? dither_pixel_hash(x, dither_row_seed(y)) : 0U);
 }
 
 // Cb, Cr codes of 4:2:0 block (bx, by) from the means of its pixels' Cb and Cr (each pixel's
 // R'G'B' -> Cb, Cr before any quantising; 4, 2 or 1 pixels at odd edges). The dither uses the hash
 // of the block's top-left pixel (2bx, 2by), fields 1 and 2 (independent of its Y' field 0).
+// chroma_codes8_hashed takes that hash (h, the Y' hash of pixel (2bx, 2by)).
 template <class T>
-TK_HD void chroma_codes8(T cb_mean, T cr_mean, bool dither, int bx, int by, unsigned& cb_code, unsigned& cr_code) {
-  const std::uint32_t h = dither ? dither_pixel_hash(2 * bx, dither_row_seed(2 * by)) : 0U;
+TK_HD void chroma_codes8_hashed(T cb_mean, T cr_mean, bool dither, std::uint32_t h, unsigned& cb_code,
+                                unsigned& cr_code) {
   const T ncb = dither ? T(dither_noise_from_hash(h, 1)) : T(0);
   const T ncr = dither ? T(dither_noise_from_hash(h, 2)) : T(0);
   const T cb = cb_mean < T(-0.5) ? T(-0.5) : (cb_mean > T(0.5) ? T(0.5) : cb_mean);
   const T cr = cr_mean < T(-0.5) ? T(-0.5) : (cr_mean > T(0.5) ? T(0.5) : cr_mean);
   cb_code = quantise_code8(T(kChromaCode8Mid) + T(kChromaCode8Range) * cb, T(kChromaCode8Min), T(kChromaCode8Max), dither, ncb);
   cr_code = quantise_code8(T(kChromaCode8Mid) + T(kChromaCode8Range) * cr, T(kChromaCode8Min), T(kChromaCode8Max), dither, ncr);
+}
+template <class T>
+TK_HD void chroma_codes8(T cb_mean, T cr_mean, bool dither, int bx, int by, unsigned& cb_code, unsigned& cr_code) {
+  chroma_codes8_hashed(cb_mean, cr_mean, dither, dither ? dither_pixel_hash(2 * bx, dither_row_seed(2 * by)) : 0U,
+                       cb_code, cr_code);
 }
 
 }  // namespace tonekit::core

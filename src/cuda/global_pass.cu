@@ -124,7 +124,7 @@ Result<std::unique_ptr<GlobalPass>> GlobalPass::create(const GlobalPassConfig& c
 
 Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
                            CUstream_st* stream, const core::TemporalControl& temporal, const FramePart& part,
-                           const Encode420* encode) {
+                           const Encode420* encode, bool totals_in_exchange) {
   Impl& m = *impl_;
   const GlobalPassConfig& c = m.cfg;
   if (part.context_above || part.context_below)
@@ -141,7 +141,10 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
   const float* table = m.curve.kind == core::CurveKind::histeq ? m.table : nullptr;
   core::CurveParams curve = m.curve;
   curve.temporal = temporal;
-  if (part.exchange) {  // one part of a frame: its totals, combined with the other parts', finish the frame
+  if (totals_in_exchange) {  // gathered by the kernel that wrote the frame (the video decode)
+    if (part.exchange) return invalid_argument("ToneMapper: statistics gathered in the decode take whole frames");
+    if (Status st = launch_finish_exchanged(m.frame, curve, table, s); !st.ok()) return st;
+  } else if (part.exchange) {  // one part of a frame: its totals, combined with the other parts', finish the frame
     g.defer_finish = true;
     if (Status st = launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, table, s); !st.ok()) return st;
     StatsExchangeWords* x = &m.frame->exchange;
@@ -190,6 +193,8 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
   m.last_stream = s;
   return {};
 }
+
+DeviceFrame* GlobalPass::stats_frame() const { return impl_->frame; }
 
 Status GlobalPass::set_params(const Params& params) {
   if (Status s = check_params(params); !s.ok()) return s;

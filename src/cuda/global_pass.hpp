@@ -14,8 +14,8 @@ struct CUstream_st;
 
 namespace tonekit::cuda {
 
-struct Encode420;  // cuda/pipeline.hpp
-
+struct Encode420;    // cuda/pipeline.hpp
+struct DeviceFrame;  // cuda/pipeline.hpp
 
 struct GlobalPassConfig {
   int width = 0;
@@ -60,9 +60,14 @@ class GlobalPass {
   // global operators need none): statistics through part.exchange, the dither from part.first_row.
   // `encode`: the map writes device_out as that 8-bit 4:2:0 frame itself (launch_map_encode420;
   // the input is rgb_f32, the configured output f32 RGB, out_stride_bytes 0).
+  // `totals_in_exchange`: a kernel before this call on `stream` gathered the frame's statistics
+  // into stats_frame()'s exchange words (the video decode: launch_video_decode); they are finished
+  // here instead of a statistics pass (a whole frame: no part).
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out,
                  std::size_t out_stride_bytes, CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {},
-                 const FramePart& part = {}, const Encode420* encode = nullptr);
+                 const FramePart& part = {}, const Encode420* encode = nullptr, bool totals_in_exchange = false);
+  // The device frame whose accumulator and exchange words the statistics go through.
+  DeviceFrame* stats_frame() const;
 
   // New parameters (same operator or another global one) for the next frame; no allocation.
   Status set_params(const Params& params);

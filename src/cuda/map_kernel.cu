@@ -11,6 +11,7 @@
 #include "core/colour_parts.hpp"
 #include "core/video_colour.hpp"
 #include "cuda/check.hpp"
+#include "cuda/encode420.cuh"
 #include "cuda/encode_fast.cuh"
 #include "cuda/pdl.cuh"
 #include "cuda/formats.hpp"
@@ -412,6 +413,27 @@ Status launch_map_in(OutputFormat out, const FrameGeometry& g, void* d_out, std:
 // general one; clamp01), then runs the encode stage's maths (video_stages.cu: core::
 // display_pixel_ycbcr, luma_code8, the block's block_mean and chroma_codes8). The display frame
 // (12 bytes a pixel) is neither written nor read back, and one launch goes.
+// The block's loads, codes and stores: encode420_block (cuda/encode420.cuh), shared with the encode
+// stage.
+__device__ __forceinline__ void map_encode_pixel(const CurveF& cf, bool unit_saturation, const MapColour& colour,
+                                                 const Encode420& enc, const float (&in)[3], float& luma, float& cb,
+                                                 float& cr) {
+  const float rgb[3] = {sanitise_value(in[0]), sanitise_value(in[1]), sanitise_value(in[2])};
+  const float lw = core::luminance_fma(rgb[0], rgb[1], rgb[2]);
+  float o[3];
+  if (unit_saturation) {
+    const float k = cf.kind == core::CurveKind::reinhard ? ratio_default<true>(cf, lw) : ratio_default<false>(cf, lw);
+#pragma unroll
+    for (int i = 0; i < 3; ++i) o[i] = core::clamp01(rgb[i] * k) + 0.0f;
+  } else {
+    const float ld = eval_curve(cf, lw);
+    const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
+#pragma unroll
+    for (int i = 0; i < 3; ++i) o[i] = core::clamp01(ld * powf(rgb[i] * inv, colour.saturation)) + 0.0f;
+  }
+  core::display_pixel_ycbcr(o[0], o[1], o[2], enc.gamma, enc.oetf_table, luma, cb, cr);
+}
+
 __global__ void __launch_bounds__(kMapThreads) map_encode420_kernel(FrameGeometry g, std::uint8_t* out,
                                                                     const DeviceFrame* frame, MapColour colour,
                                                                     Encode420 enc) {
@@ -419,50 +441,19 @@ __global__ void __launch_bounds__(kMapThreads) map_encode420_kernel(FrameGeometr
   if (threadIdx.x == 0) curve = curve_to_float(frame->curve);
   __syncthreads();
   const int width = g.width, height = g.height;
-  const int cw = (width + 1) / 2, ch = (height + 1) / 2;
   const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y;
-  if (bx >= cw || by >= ch) return;
+  if (bx >= (width + 1) / 2 || by >= (height + 1) / 2) return;
   const CurveF cf = curve;
   const bool unit_saturation = colour.saturation == 1.0f;
-  const int cols = 2 * bx + 1 < width ? 2 : 1, rows = 2 * by + 1 < height ? 2 : 1;
-  float cb[2][2] = {}, cr[2][2] = {};
-  for (int r = 0; r < rows; ++r) {
-    const int y = 2 * by + r;
-    const float* row = reinterpret_cast<const float*>(g.in + static_cast<std::size_t>(y) * g.in_stride);
-    for (int c = 0; c < cols; ++c) {
-      const int x = 2 * bx + c;
-      const float rgb[3] = {sanitise_value(row[3 * x]), sanitise_value(row[3 * x + 1]), sanitise_value(row[3 * x + 2])};
-      const float lw = core::luminance_fma(rgb[0], rgb[1], rgb[2]);
-      float o[3];
-      if (unit_saturation) {
-        const float k = cf.kind == core::CurveKind::reinhard ? ratio_default<true>(cf, lw) : ratio_default<false>(cf, lw);
-#pragma unroll
-        for (int i = 0; i < 3; ++i) o[i] = core::clamp01(rgb[i] * k) + 0.0f;
-      } else {
-        const float ld = eval_curve(cf, lw);
-        const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
-#pragma unroll
-        for (int i = 0; i < 3; ++i) o[i] = core::clamp01(ld * powf(rgb[i] * inv, colour.saturation)) + 0.0f;
-      }
-      float luma;
-      core::display_pixel_ycbcr(o[0], o[1], o[2], enc.gamma, enc.oetf_table, luma, cb[r][c], cr[r][c]);
-      out[static_cast<std::size_t>(y) * width + x] = static_cast<std::uint8_t>(core::luma_code8(luma, enc.dither, x, y));
-    }
-  }
-  const int r1 = rows - 1, c1 = cols - 1;
-  const float cb_mean = core::block_mean(cb[0][0], cb[0][c1], cb[r1][0], cb[r1][c1], cols, rows);
-  const float cr_mean = core::block_mean(cr[0][0], cr[0][c1], cr[r1][0], cr[r1][c1], cols, rows);
-  unsigned cb_code, cr_code;
-  core::chroma_codes8(cb_mean, cr_mean, enc.dither, bx, by, cb_code, cr_code);
-  std::uint8_t* chroma = out + static_cast<std::size_t>(width) * height;
-  const std::size_t i = static_cast<std::size_t>(by) * cw + bx;
-  if (enc.layout == OutputLayout::yuv420p) {
-    chroma[i] = static_cast<std::uint8_t>(cb_code);
-    chroma[static_cast<std::size_t>(cw) * ch + i] = static_cast<std::uint8_t>(cr_code);
-  } else {
-    chroma[2 * i] = static_cast<std::uint8_t>(cb_code);
-    chroma[2 * i + 1] = static_cast<std::uint8_t>(cr_code);
-  }
+  // A block row's pair: both pixels present, the row 8-byte aligned (the pair's offset 24 bx is).
+  const bool load_pairs = 2 * bx + 1 < width && ((reinterpret_cast<std::uintptr_t>(g.in) | g.in_stride) & 7u) == 0;
+  encode420_block(
+      bx, by, width, height, enc.layout, enc.dither, load_pairs,
+      [&](int y) { return reinterpret_cast<const float*>(g.in + static_cast<std::size_t>(y) * g.in_stride) + 6 * bx; },
+      [&](const float (&px)[3], float& luma, float& cb, float& cr) {
+        map_encode_pixel(cf, unit_saturation, colour, enc, px, luma, cb, cr);
+      },
+      out);
 }
 
 }  // namespace

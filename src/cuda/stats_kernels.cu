@@ -54,47 +54,20 @@ __device__ __forceinline__ void group_coords(unsigned g, unsigned groups_per_row
 }
 
 // The grid-wide finish of the one-launch kernels (v20): thread 0 of each block adds its block's
-// total into frame->acc with one atomic per field (counts only when non-zero), then takes a
-// ticket; the last block's thread 0 reads the totals, finishes the frame and zeroes them. Until
-// v19 each block stored a partial and the last block loaded all of them (an L2 round trip) and
-// reduced them across the block; the atomics take neither, though the 4K time did not move
-// (bench/NOTES.md v20). Integer atomics leave the totals independent of the order blocks arrive
-// in, as the fixed-order reduction was.
+// total into frame->acc and takes a ticket (add_block_total, stats_reduce.cuh); the last block's
+// thread 0 reads the totals, finishes the frame and zeroes them. Until v19 each block stored a
+// partial and the last block loaded all of them (an L2 round trip) and reduced them across the
+// block; the atomics take neither, though the 4K time did not move (bench/NOTES.md v20).
 // A frame part (g.defer_finish) leaves the totals, widened, in frame->exchange for the exchange
 // between parts instead (launch_finish_exchanged finishes it).
 __device__ void finish_by_last_block(const StatsPartial& mine, DeviceFrame* frame, const FrameGeometry& g,
                                      const core::CurveParams& params, const float* hist_table) {
   if (threadIdx.x != 0) return;
   StatsAccumulator& acc = frame->acc;
-  if (isinf(mine.log_sum)) {
-    atomicOr(&acc.log_sum_infinite, 1u);
-  } else {
-    const long long fixed = __double2ll_rn(ldexp(mine.log_sum, kLogSumFracBits));
-    atomicAdd(&acc.log_sum_fixed, static_cast<unsigned long long>(fixed));  // two's complement
-  }
-  // Luminance is >= 0; the mask turns a -0 into +0 so that the bit patterns order as unsigned.
-  atomicMax(&acc.min_complement, ~(__float_as_uint(mine.min) & 0x7FFFFFFFu));
-  atomicMax(&acc.max_bits, __float_as_uint(mine.max) & 0x7FFFFFFFu);
-  atomicMax(&acc.min_positive_complement, ~__float_as_uint(mine.min_positive));
-  if (mine.nan) atomicAdd(&acc.nan, mine.nan);
-  if (mine.inf) atomicAdd(&acc.inf, mine.inf);
-  if (mine.negative) atomicAdd(&acc.negative, mine.negative);
-  // Release (this block's atomics) and acquire (every earlier block's) in the ticket's RMW.
-  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ticket(acc.ticket);
-  if (ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) != gridDim.x - 1) return;
+  if (!add_block_total(mine, acc)) return;
   const unsigned long long pixel_count = static_cast<unsigned long long>(g.width) * g.height;
   if (g.defer_finish) {
-    StatsExchangeWords& x = frame->exchange;
-    x.sums[0] = __ldcg(&acc.log_sum_fixed);
-    x.sums[1] = __ldcg(&acc.nan);
-    x.sums[2] = __ldcg(&acc.inf);
-    x.sums[3] = __ldcg(&acc.negative);
-    x.sums[4] = pixel_count;
-    x.maxima[0] = __ldcg(&acc.min_complement);
-    x.maxima[1] = __ldcg(&acc.max_bits);
-    x.maxima[2] = __ldcg(&acc.min_positive_complement);
-    x.maxima[3] = __ldcg(&acc.log_sum_infinite);
-    acc = StatsAccumulator{};
+    defer_totals(acc, frame->exchange, pixel_count);
     return;
   }
   StatsPartial t;

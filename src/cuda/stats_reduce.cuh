@@ -1,6 +1,7 @@
 // Per-pixel accumulation and the block-level combine of the statistics (architecture.md
 // stage 1), shared by every statistics variant and the finish step.
 #pragma once
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <cfloat>
@@ -142,5 +143,47 @@ __device__ __forceinline__ StatsPartial block_reduce(StatsPartial p) {
   return p;
 }
 
+
+// The grid-wide finish of the one-launch kernels (v20), first half: thread 0 of each block adds
+// its block's total into `acc` with one atomic per field (counts only when non-zero), then takes
+// a ticket; true in the grid's last block, whose thread 0 then sees every block's totals. Integer
+// atomics leave the totals independent of the order blocks arrive in. Contraction-free (integer
+// atomics, an exact scaling), so the kernels of any file (video_stages.cu is built with
+// -fmad=false) give the same words for the same block totals.
+__device__ __forceinline__ bool add_block_total(const StatsPartial& mine, StatsAccumulator& acc) {
+  if (isinf(mine.log_sum)) {
+    atomicOr(&acc.log_sum_infinite, 1u);
+  } else {
+    const long long fixed = __double2ll_rn(ldexp(mine.log_sum, kLogSumFracBits));
+    atomicAdd(&acc.log_sum_fixed, static_cast<unsigned long long>(fixed));  // two's complement
+  }
+  // Luminance is >= 0; the mask turns a -0 into +0 so that the bit patterns order as unsigned.
+  atomicMax(&acc.min_complement, ~(__float_as_uint(mine.min) & 0x7FFFFFFFu));
+  atomicMax(&acc.max_bits, __float_as_uint(mine.max) & 0x7FFFFFFFu);
+  atomicMax(&acc.min_positive_complement, ~__float_as_uint(mine.min_positive));
+  if (mine.nan) atomicAdd(&acc.nan, mine.nan);
+  if (mine.inf) atomicAdd(&acc.inf, mine.inf);
+  if (mine.negative) atomicAdd(&acc.negative, mine.negative);
+  // Release (this block's atomics) and acquire (every earlier block's) in the ticket's RMW.
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ticket(acc.ticket);
+  return ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) == gridDim.x - 1;
+}
+
+// The last block's totals as StatsExchange words (a frame part's, or a whole frame's whose
+// statistics were gathered by another kernel: launch_finish_exchanged finishes them), and the
+// accumulator zeroed for the next frame.
+__device__ __forceinline__ void defer_totals(StatsAccumulator& acc, StatsExchangeWords& x,
+                                             unsigned long long pixel_count) {
+  x.sums[0] = __ldcg(&acc.log_sum_fixed);
+  x.sums[1] = __ldcg(&acc.nan);
+  x.sums[2] = __ldcg(&acc.inf);
+  x.sums[3] = __ldcg(&acc.negative);
+  x.sums[4] = pixel_count;
+  x.maxima[0] = __ldcg(&acc.min_complement);
+  x.maxima[1] = __ldcg(&acc.max_bits);
+  x.maxima[2] = __ldcg(&acc.min_positive_complement);
+  x.maxima[3] = __ldcg(&acc.log_sum_infinite);
+  acc = StatsAccumulator{};
+}
 
 }  // namespace tonekit::cuda

@@ -337,6 +337,17 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
   cudaStream_t s = stream;
   const void* src = in.data[0];
   std::size_t src_stride = in.stride[0];
+  // The statistics gathered in the 4:2:0 decode (ToneMapperTuning::decode_statistics): the whole
+  // decoded frame, nothing (glare) changing it in between; the pass that runs finishes them.
+  cuda::DeviceFrame* stats_frame = nullptr;
+  if (m.decode && c.tuning.decode_statistics && is_yuv(c.input) && !m.glare_on() && !c.part.active()) {
+    if (c.params.op().locality == Locality::local) {
+      if (const auto& pass = m.locals[local_slot(c.params)]) stats_frame = pass->stats_frame();
+    } else if (m.global) {
+      stats_frame = m.global->stats_frame();
+    }
+  }
+  const bool decode_stats = stats_frame != nullptr;
   if (m.decode) {
     cuda::VideoPlanes planes = in;
     for (int p = 0; p < plane_count(c.input); ++p) {
@@ -352,7 +363,10 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
     if (!device_out) return invalid_argument("ToneMapper::process: null output");
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[0], s));
     TK_CUDA_CHECK(cudaMemsetAsync(m.bad, 0, 3 * sizeof(unsigned), s));
-    if (Status st = cuda::launch_video_decode(planes, c.input, c.colour, c.width, c.height, m.decoded, m.bad, s); !st.ok())
+    if (Status st = cuda::launch_video_decode(planes, c.input, c.colour, c.width, c.height, m.decoded, m.bad, s,
+                                              cuda::VideoDecodeKernel::best,
+                                              stats_frame);
+        !st.ok())
       return st;
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.stage_ev[1], s));
     src = m.decoded;
@@ -392,7 +406,8 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
   const bool fused_encode = m.encode && !m.last_local && m.decode && !c.part.active();
   Status st;
   if (m.last_local) {
-    st = m.locals[local_slot(c.params)]->process(src, src_stride, pass_out, pass_stride, s, temporal, c.part);
+    st = m.locals[local_slot(c.params)]->process(src, src_stride, pass_out, pass_stride, s, temporal, c.part, nullptr,
+                                                 decode_stats);
   } else if (fused_encode) {
     const core::ColourSettings cs = core::make_colour_settings(c.params);
     cuda::Encode420 enc;
@@ -400,7 +415,7 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
     enc.gamma = static_cast<float>(cs.gamma);
     enc.dither = cs.dither;
     if (Status e = cuda::device_oetf_table(enc.oetf_table); !e.ok()) return e;
-    st = m.global->process(src, src_stride, device_out, 0, s, temporal, c.part, &enc);
+    st = m.global->process(src, src_stride, device_out, 0, s, temporal, c.part, &enc, decode_stats);
   } else {  // the global pass reads a part's own rows only
     FramePart own = c.part;
     if (own.context_above) {
@@ -408,7 +423,7 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
       src = static_cast<const unsigned char*>(src) + static_cast<std::size_t>(own.context_above) * row;
     }
     own.context_above = own.context_below = 0;
-    st = m.global->process(src, src_stride, pass_out, pass_stride, s, temporal, own);
+    st = m.global->process(src, src_stride, pass_out, pass_stride, s, temporal, own, nullptr, decode_stats);
   }
   if (!st.ok()) return st;
   if (m.encode && fused_encode) {  // the stage's events still frame it (empty): read_timings' encode_ms ~0

@@ -11,6 +11,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "core/colour.hpp"
 #include "core/video_colour.hpp"
 #include "cuda/check.hpp"
+#include "cuda/encode420.cuh"
+#include "cuda/stats_reduce.cuh"
 #include "cuda/video_stages.hpp"
 
 namespace tonekit::cuda {
@@ -108,38 +111,181 @@ __global__ void decode_kernel(VideoPlanes p, InputFormat f, core::VideoLinearise
   }
 }
 
-// One thread per 4:2:0 block: its (up to) four Y' codes and one Cb, Cr pair.
+// 10-bit Y'CbCr 4:2:0 (P010 when Nv, yuv420p10 otherwise), one thread per 2 x 2 block of pixels
+// (the block whose top-left pixel the chroma sample is co-sited with). The block's chroma taps are
+// the same four samples per plane, s00 = (i, j), s10 = (i + 1, j), s01 = (i, j + 1),
+// s11 = (i + 1, j + 1), the right and bottom ones clamped to the last column and row (where they
+// equal the left and top ones, as decode_kernel's clamped taps do): 8 chroma loads serve 4 pixels
+// (4 for P010, whose Cb, Cr pair is one 32-bit word), and the block's two luma codes a row are one
+// 32-bit word when the rows are 4-byte aligned. The pixels' chroma values are decode_kernel's
+// bilinear blends, which are exact in float (integer codes, weights 0 or 1/2): s00,
+// (s00 + s10) / 2, (s00 + s01) / 2 and ((s00 + s01) + (s10 + s11)) / 4 are the same floats, bit for
+// bit. The rest is decode_kernel's per-pixel maths; this file is built without contraction
+// (-fmad=false), so the floats are decode_kernel's (GpuVideo.BlockDecodeSameFloatsAsPixelDecode).
+// A block row's pixels go out as float2 pairs when the frame's width is even (a block's two pixels
+// are 24 bytes, 8-byte aligned).
+constexpr int kDecode420Threads = 128;
+
+struct Decode420Args {
+  VideoPlanes p;
+  core::VideoLinearise lin;
+  bool full_range;
+  core::YcbcrCoeffs<float> k;
+  int width, height;
+  float* out;
+};
+
+// Block (bx, by) (bx < the chroma width) decoded into `out` and into rgb[row][column][channel];
+// entries of pixels outside the frame are left as they were.
+template <bool Nv>
+__device__ __forceinline__ void decode420_block(const Decode420Args& a, int bx, int by, float (&rgb)[2][2][3]) {
+  const VideoPlanes& p = a.p;
+  const int width = a.width, height = a.height;
+  float* __restrict__ out = a.out;
+  const int cw = (width + 1) / 2, ch = (height + 1) / 2;
+  const int nx = bx + 1 < cw ? bx + 1 : cw - 1, ny = by + 1 < ch ? by + 1 : ch - 1;
+  // s[plane][row][column]: row 0 = by, 1 = ny; column 0 = bx, 1 = nx.
+  float s[2][2][2];
+  if constexpr (Nv) {
+    const bool words = ((reinterpret_cast<std::uintptr_t>(p.data[1]) | p.stride[1]) & 3u) == 0;
+#pragma unroll
+    for (int row = 0; row < 2; ++row) {
+      const unsigned char* r = plane_row(p, 1, row == 0 ? by : ny);
+#pragma unroll
+      for (int col = 0; col < 2; ++col) {
+        const int i = col == 0 ? bx : nx;
+        std::uint32_t w;
+        if (words) w = load_at<std::uint32_t>(r, i);
+        else w = load_at<std::uint16_t>(r, 2 * static_cast<std::size_t>(i)) | (static_cast<std::uint32_t>(load_at<std::uint16_t>(r, 2 * static_cast<std::size_t>(i) + 1)) << 16);
+        s[0][row][col] = code10(true, static_cast<std::uint16_t>(w & 0xFFFFu));
+        s[1][row][col] = code10(true, static_cast<std::uint16_t>(w >> 16));
+      }
+    }
+  } else {
+#pragma unroll
+    for (int plane = 0; plane < 2; ++plane) {
+      const unsigned char* r0 = plane_row(p, 1 + plane, by);
+      const unsigned char* r1 = plane_row(p, 1 + plane, ny);
+      s[plane][0][0] = code10(false, load_at<std::uint16_t>(r0, bx));
+      s[plane][0][1] = code10(false, load_at<std::uint16_t>(r0, nx));
+      s[plane][1][0] = code10(false, load_at<std::uint16_t>(r1, bx));
+      s[plane][1][1] = code10(false, load_at<std::uint16_t>(r1, nx));
+    }
+  }
+  const bool pairs = (width & 1) == 0;  // both pixels of every block row present
+  const bool store_pairs = pairs && (reinterpret_cast<std::uintptr_t>(out) & 7u) == 0;
+  const bool luma_words = pairs && ((reinterpret_cast<std::uintptr_t>(p.data[0]) | p.stride[0]) & 3u) == 0;
+#pragma unroll
+  for (int dy = 0; dy < 2; ++dy) {
+    const int y = 2 * by + dy;
+    if (y >= height) break;
+    const unsigned char* luma = plane_row(p, 0, y);
+    float codes[2];
+    if (luma_words) {
+      const std::uint32_t w = load_at<std::uint32_t>(luma, bx);
+      codes[0] = code10(Nv, static_cast<std::uint16_t>(w & 0xFFFFu));
+      codes[1] = code10(Nv, static_cast<std::uint16_t>(w >> 16));
+    } else {
+      codes[0] = code10(Nv, load_at<std::uint16_t>(luma, 2 * static_cast<std::size_t>(bx)));
+      codes[1] = 2 * bx + 1 < width ? code10(Nv, load_at<std::uint16_t>(luma, 2 * static_cast<std::size_t>(bx) + 1)) : 0.0f;
+    }
+    float (&px)[2][3] = rgb[dy];
+#pragma unroll
+    for (int dx = 0; dx < 2; ++dx) {
+      if (2 * bx + dx >= width) break;
+      float c[2];
+#pragma unroll
+      for (int plane = 0; plane < 2; ++plane) {
+        const float s00 = s[plane][0][0], s10 = s[plane][0][1], s01 = s[plane][1][0], s11 = s[plane][1][1];
+        if (dy == 0) c[plane] = dx == 0 ? s00 : (s00 + s10) * 0.5f;
+        else c[plane] = dx == 0 ? (s00 + s01) * 0.5f : ((s00 + s01) + (s10 + s11)) * 0.25f;
+      }
+      float r, g, b;
+      core::ycbcr10_codes_to_rgb(codes[dx], c[0], c[1], a.full_range, a.k, r, g, b);
+      core::linearise_pixel(a.lin, r, g, b);
+      px[dx][0] = r;
+      px[dx][1] = g;
+      px[dx][2] = b;
+    }
+    float* o = out + 3 * (static_cast<std::size_t>(y) * width + 2 * bx);
+    if (store_pairs) {
+      float2* o2 = reinterpret_cast<float2*>(o);
+      o2[0] = make_float2(px[0][0], px[0][1]);
+      o2[1] = make_float2(px[0][2], px[1][0]);
+      o2[2] = make_float2(px[1][1], px[1][2]);
+    } else {
+      o[0] = px[0][0];
+      o[1] = px[0][1];
+      o[2] = px[0][2];
+      if (2 * bx + 1 < width) {
+        o[3] = px[1][0];
+        o[4] = px[1][1];
+        o[5] = px[1][2];
+      }
+    }
+  }
+}
+
+template <bool Nv>
+__global__ void __launch_bounds__(kDecode420Threads) decode420_kernel(Decode420Args a) {
+  const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y;
+  if (bx >= (a.width + 1) / 2) return;
+  float rgb[2][2][3];
+  decode420_block<Nv>(a, bx, by, rgb);
+}
+
+// The decode with the statistics of the pixels it decodes (ToneMapperTuning::decode_statistics):
+// no pass of its own over the decoded frame (100 MB at 4K). The groups are the statistics kernels'
+// (4 pixels of a row from x = 4i: lane 2i holds the first two, lane 2i + 1 the other two, which it
+// hands over by shuffle), each summed by group_stats_values, so the totals are those of the decode
+// followed by the statistics pass, bit for bit (that function is contraction-free: the same floats
+// in this -fmad=false file; GpuVideo.DecodeStatisticsSameAsStatisticsPass). Blocks walk the tiles
+// (a block row of kDecode420Threads blocks each) in a grid-stride loop, so the grid's finish takes
+// one set of atomics a block; the last block leaves the totals in frame->exchange, which
+// launch_finish_exchanged finishes (the global pass, GlobalPass::process with totals_in_exchange).
+template <bool Nv>
+__global__ void __launch_bounds__(kDecode420Threads) decode420_stats_kernel(Decode420Args a, unsigned tiles_x,
+                                                                            unsigned tiles, DeviceFrame* frame) {
+  const int cw = (a.width + 1) / 2;
+  StatsPartial acc = identity_partial();
+  const bool first = (threadIdx.x & 1) == 0;  // a group's first half (blockDim.x is even)
+  for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // block-uniform
+    const int by = static_cast<int>(tile / tiles_x);
+    const int bx = static_cast<int>(tile - static_cast<unsigned>(by) * tiles_x) * kDecode420Threads + static_cast<int>(threadIdx.x);
+    float rgb[2][2][3] = {};  // pixels past the row's end stay 0, as group_stats_values expects
+    if (bx < cw) decode420_block<Nv>(a, bx, by, rgb);
+#pragma unroll
+    for (int dy = 0; dy < 2; ++dy) {
+      if (2 * by + dy >= a.height) break;  // block-uniform
+      float v[kGroup * 3];
+#pragma unroll
+      for (int i = 0; i < 6; ++i) {
+        v[i] = rgb[dy][i / 3][i % 3];
+        v[6 + i] = __shfl_down_sync(0xFFFFFFFFu, v[i], 1);
+      }
+      if (first && bx < cw) combine(acc, group_stats_values<InF32x3>(v, 2 * bx, a.width));
+    }
+  }
+  acc = block_reduce<kDecode420Threads>(acc);
+  if (threadIdx.x == 0 && add_block_total(acc, frame->acc))
+    defer_totals(frame->acc, frame->exchange, static_cast<unsigned long long>(a.width) * a.height);
+}
+
+// One thread per 4:2:0 block: its (up to) four Y' codes and one Cb, Cr pair (encode420_block).
 __global__ void encode_kernel(const float* display, int width, int height, OutputLayout layout, float gamma, bool dither,
                               const float* __restrict__ oetf_table, std::uint8_t* out) {
   const int cw = (width + 1) / 2, ch = (height + 1) / 2;
   const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y;
   if (bx >= cw || by >= ch) return;
-  const int cols = 2 * bx + 1 < width ? 2 : 1, rows = 2 * by + 1 < height ? 2 : 1;
-  float cb[2][2] = {}, cr[2][2] = {};
-  for (int r = 0; r < rows; ++r) {
-    const int y = 2 * by + r;
-    for (int c = 0; c < cols; ++c) {
-      const int x = 2 * bx + c;
-      const float* px = display + 3 * (static_cast<std::size_t>(y) * width + x);
-      float luma;
-      core::display_pixel_ycbcr(px[0], px[1], px[2], gamma, oetf_table, luma, cb[r][c], cr[r][c]);
-      out[static_cast<std::size_t>(y) * width + x] = static_cast<std::uint8_t>(core::luma_code8(luma, dither, x, y));
-    }
-  }
-  const int r1 = rows - 1, c1 = cols - 1;
-  const float cb_mean = core::block_mean(cb[0][0], cb[0][c1], cb[r1][0], cb[r1][c1], cols, rows);
-  const float cr_mean = core::block_mean(cr[0][0], cr[0][c1], cr[r1][0], cr[r1][c1], cols, rows);
-  unsigned cb_code, cr_code;
-  core::chroma_codes8(cb_mean, cr_mean, dither, bx, by, cb_code, cr_code);
-  std::uint8_t* chroma = out + static_cast<std::size_t>(width) * height;
-  const std::size_t i = static_cast<std::size_t>(by) * cw + bx;
-  if (layout == OutputLayout::yuv420p) {
-    chroma[i] = static_cast<std::uint8_t>(cb_code);
-    chroma[static_cast<std::size_t>(cw) * ch + i] = static_cast<std::uint8_t>(cr_code);
-  } else {
-    chroma[2 * i] = static_cast<std::uint8_t>(cb_code);
-    chroma[2 * i + 1] = static_cast<std::uint8_t>(cr_code);
-  }
+  // Packed rows: a block row's pair is 8-byte aligned when the width is even.
+  const bool load_pairs = 2 * bx + 1 < width && (width & 1) == 0 && (reinterpret_cast<std::uintptr_t>(display) & 7u) == 0;
+  encode420_block(
+      bx, by, width, height, layout, dither, load_pairs,
+      [&](int y) { return display + 3 * (static_cast<std::size_t>(y) * width + 2 * bx); },
+      [&](const float (&px)[3], float& luma, float& cb, float& cr) {
+        core::display_pixel_ycbcr(px[0], px[1], px[2], gamma, oetf_table, luma, cb, cr);
+      },
+      out);
 }
 
 }  // namespace
@@ -183,15 +329,64 @@ Status device_oetf_table(const float*& table) {
   return {};
 }
 
+// Blocks of decode420_stats_kernel<Nv> resident per SM on the current device (once per device).
+template <bool Nv>
+Status stats_decode_grid_cap(int& cap) {
+  static std::mutex mutex;
+  static std::vector<int> caps;
+  int device = 0;
+  TK_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (caps.size() <= static_cast<std::size_t>(device)) caps.resize(device + 1, 0);
+  if (caps[device] == 0) {
+    int sms = 0, per_sm = 0;
+    TK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, decode420_stats_kernel<Nv>, kDecode420Threads, 0));
+    caps[device] = std::max(1, sms * std::max(1, per_sm));
+  }
+  cap = caps[device];
+  return {};
+}
+
 Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const InputColour& colour, int width,
-                           int height, float* out_rgb, unsigned* bad_counts, cudaStream_t s) {
+                           int height, float* out_rgb, unsigned* bad_counts, cudaStream_t s, VideoDecodeKernel kernel,
+                           DeviceFrame* stats_frame) {
   core::VideoLinearise lin = core::make_video_linearise(colour, format);
   DeviceTables tables;
   if (Status st = device_tables(tables); !st.ok()) return st;
   lin.pq_table = tables.pq;
   const auto k = core::ycbcr_coeffs<float>(colour.matrix == YuvMatrix::bt2020_ncl);
+  const bool full = colour.range == YuvRange::full;
+  const bool yuv420 = format == InputFormat::p010 || format == InputFormat::yuv420p10;
+  if (stats_frame && (!yuv420 || kernel != VideoDecodeKernel::best))
+    return invalid_argument("video decode: the statistics are gathered by the 4:2:0 block decode only");
+  if (yuv420 && kernel == VideoDecodeKernel::best) {
+    const Decode420Args a{planes, lin, full, k, width, height, out_rgb};
+    const int cw = (width + 1) / 2, ch = (height + 1) / 2;
+    const unsigned tiles_x = static_cast<unsigned>((cw + kDecode420Threads - 1) / kDecode420Threads);
+    const bool nv = format == InputFormat::p010;
+    if (stats_frame) {
+      const unsigned tiles = tiles_x * static_cast<unsigned>(ch);
+      int cap = 0;
+      if (Status st = nv ? stats_decode_grid_cap<true>(cap) : stats_decode_grid_cap<false>(cap); !st.ok()) return st;
+      const unsigned grid = std::min(tiles, static_cast<unsigned>(cap));
+      if (nv)
+        decode420_stats_kernel<true><<<grid, kDecode420Threads, 0, s>>>(a, tiles_x, tiles, stats_frame);
+      else
+        decode420_stats_kernel<false><<<grid, kDecode420Threads, 0, s>>>(a, tiles_x, tiles, stats_frame);
+      TK_CUDA_CHECK_LAUNCH("video decode420_stats_kernel");
+      return {};
+    }
+    const dim3 grid(tiles_x, ch);
+    if (nv)
+      decode420_kernel<true><<<grid, kDecode420Threads, 0, s>>>(a);
+    else
+      decode420_kernel<false><<<grid, kDecode420Threads, 0, s>>>(a);
+    TK_CUDA_CHECK_LAUNCH("video decode420_kernel");
+    return {};
+  }
   const dim3 block(256), grid((width + 255) / 256, height);
-  decode_kernel<<<grid, block, 0, s>>>(planes, format, lin, colour.range == YuvRange::full, k, width, height, out_rgb,
+  decode_kernel<<<grid, block, 0, s>>>(planes, format, lin, full, k, width, height, out_rgb,
                                        bad_counts);
   TK_CUDA_CHECK_LAUNCH("video decode_kernel");
   return {};

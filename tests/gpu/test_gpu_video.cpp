@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cpu/video_decode.hpp"
+#include "cuda/video_stages.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "tonekit/device_frames.hpp"
 #include "tonekit/operators.hpp"
@@ -332,6 +333,213 @@ TEST(GpuVideo, test_gpu_video_decode_matches_cpu_decode) {
       for (void* d : d_planes) cudaFree(d);
       cudaFree(d_out);
     }
+}
+
+// The 4:2:0 block decode (a thread per 2 x 2 block, the default) against the per-pixel decode
+// kernel on the same frames: the same floats, bit for bit (both in the -fmad=false file, the same
+// expressions on the same codes). Random codes over the whole 16-bit word (P010's low bits and
+// yuv420p10's codes past 1023 must be ignored / clamped alike), every transfer, both matrices and
+// ranges, BT.2020 (gamut policy) and BT.709, odd sizes (the last chroma column and row clamped;
+// odd widths store pixel by pixel), padded planes, 1x1 to 4K, outputs poisoned with NaN.
+TEST(GpuVideo, BlockDecodeSameFloatsAsPixelDecode) {
+  REQUIRE_GPU();
+  struct Size {
+    int w, h;
+  };
+  const Size sizes[] = {{1, 1}, {2, 2}, {3, 1}, {1, 3}, {5, 3}, {129, 67}, {130, 66}, {257, 129}, {3840, 2160}};
+  std::mt19937 rng(20261127);
+  int checked = 0;
+  for (const InputFormat f : {InputFormat::p010, InputFormat::yuv420p10})
+    for (const Size sz : sizes)
+      for (const Transfer t : {Transfer::pq, Transfer::hlg, Transfer::linear}) {
+        const bool big = sz.w > 1000;
+        const InputColour colour = colour_of(t, (checked & 1) ? Primaries::bt709 : Primaries::bt2020,
+                                             (checked & 2) ? YuvMatrix::bt709 : YuvMatrix::bt2020_ncl,
+                                             (checked & 4) ? YuvRange::full : YuvRange::limited);
+        ++checked;
+        const std::size_t pad = big ? 0 : 6;
+        std::vector<std::vector<std::uint16_t>> host;
+        std::vector<void*> dev_planes;
+        FramePlanes dev;
+        for (int p = 0; p < plane_count(f); ++p) {
+          const std::size_t stride = plane_row_bytes(f, p, sz.w) + pad;
+          const std::size_t words = stride / 2 * plane_rows(f, p, sz.h);
+          host.emplace_back(words);
+          for (std::uint16_t& w : host.back()) w = static_cast<std::uint16_t>(rng());
+          void* d = nullptr;
+          CUDA_OK(cudaMalloc(&d, words * 2));
+          CUDA_OK(cudaMemcpy(d, host.back().data(), words * 2, cudaMemcpyHostToDevice));
+          dev_planes.push_back(d);
+          dev.data[p] = d;
+          dev.stride[p] = stride;
+        }
+        const std::size_t n = std::size_t(sz.w) * sz.h * 3;
+        float *d_pixel = nullptr, *d_block = nullptr;
+        unsigned* d_counts = nullptr;
+        CUDA_OK(cudaMalloc(&d_pixel, n * 4));
+        CUDA_OK(cudaMalloc(&d_block, n * 4));
+        CUDA_OK(cudaMalloc(&d_counts, 3 * sizeof(unsigned)));
+        CUDA_OK(cudaMemset(d_pixel, 0xFF, n * 4));  // NaN
+        CUDA_OK(cudaMemset(d_block, 0xFF, n * 4));
+        CUDA_OK(cudaMemset(d_counts, 0, 3 * sizeof(unsigned)));
+        ASSERT_TRUE(cuda::launch_video_decode(dev, f, colour, sz.w, sz.h, d_pixel, d_counts, nullptr,
+                                              cuda::VideoDecodeKernel::per_pixel)
+                        .ok());
+        ASSERT_TRUE(cuda::launch_video_decode(dev, f, colour, sz.w, sz.h, d_block, d_counts, nullptr,
+                                              cuda::VideoDecodeKernel::best)
+                        .ok());
+        CUDA_OK(cudaDeviceSynchronize());
+        std::vector<float> pixel(n), block(n);
+        CUDA_OK(cudaMemcpy(pixel.data(), d_pixel, n * 4, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(block.data(), d_block, n * 4, cudaMemcpyDeviceToHost));
+        const std::string what = std::string(input_format_name(f)) + " " + transfer_name(t) + " " +
+                                 std::to_string(sz.w) + "x" + std::to_string(sz.h);
+        std::size_t differ = 0, first = n, nan = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (std::memcmp(&pixel[i], &block[i], 4) != 0) {
+            if (first == n) first = i;
+            ++differ;
+          }
+          nan += std::isnan(block[i]);
+        }
+        EXPECT_EQ(nan, 0u) << what << ": values left unwritten (poison)";
+        EXPECT_EQ(differ, 0u) << what << ": first at " << first << " (pixel " << (first < n ? pixel[first] : 0.f)
+                              << ", block " << (first < n ? block[first] : 0.f) << ")";
+        for (void* d : dev_planes) cudaFree(d);
+        cudaFree(d_pixel);
+        cudaFree(d_block);
+        cudaFree(d_counts);
+      }
+  EXPECT_EQ(checked, 2 * 9 * 3);
+}
+
+// The statistics gathered in the 4:2:0 decode (ToneMapperTuning::decode_statistics, the default)
+// against the statistics pass over the decoded frame (the option off), two ToneMappers on the same
+// frames: the same FrameStats (key, extremes, peak), the same adapted state and the same output
+// bytes, bit for bit. Every global curve (histeq's histogram and the robust peak still read the
+// decoded frame) and the local operators (their pass finishes the gathered totals too), temporal
+// adaptation over three frames, RGBA8 and NV12 outputs, P010 and yuv420p10 with random codes
+// (out-of-gamut colours included), outputs poisoned. Glare changes the decoded frame after the
+// decode, so it takes the statistics pass (checked: the option changes nothing there).
+// Small and odd sizes (the groups and blocks at the frame's edges) here, 4K below.
+void check_decode_statistics(const std::vector<std::pair<int, int>>& sizes, bool every_op) {
+  struct Op {
+    const char* name;
+    std::vector<std::pair<std::string, std::string>> params;
+    bool glare;
+  };
+  const Op ops[] = {{"reinhard", {}, false},
+                    {"drago", {{"peak_percentile", "99.99"}}, false},
+                    {"log", {}, false},
+                    {"linear", {}, false},
+                    {"histeq", {}, false},
+                    {"reinhard-sat", {}, false},
+                    {"reinhard-local", {}, false},
+                    {"drago-local", {}, false},
+                    {"reinhard", {}, true}};
+  std::mt19937 rng(1127);
+  int compared = 0;
+  for (const InputFormat f : {InputFormat::p010, InputFormat::yuv420p10})
+    for (const auto& [w, h] : sizes)
+      for (const Op& op : ops) {
+        const std::string name = op.name;
+        if (!every_op && (op.glare || name == "log" || name == "linear" || name == "reinhard-local" || name == "drago-local"))
+          continue;
+        for (const OutputLayout layout : {OutputLayout::interleaved, OutputLayout::nv12}) {
+          const std::string what = std::string(op.name) + (op.glare ? "+glare " : " ") + input_format_name(f) + " " +
+                                   output_layout_name(layout) + " " + std::to_string(w) + "x" + std::to_string(h);
+          Result<Params> params = prepare_params(op.name, op.params);
+          ASSERT_TRUE(params.ok()) << what << ": " << params.status().message();
+          std::unique_ptr<ToneMapper> mappers[2];
+          for (int fused = 0; fused < 2; ++fused) {
+            ToneMapperConfig cfg;
+            cfg.width = w;
+            cfg.height = h;
+            cfg.input = f;
+            cfg.colour = colour_of(Transfer::pq, Primaries::bt2020);
+            cfg.output = {PixelType::u8, 4};
+            cfg.output_layout = layout;
+            cfg.params = *params;
+            cfg.temporal = true;
+            if (op.glare) cfg.glare.strength = 0.1;
+            cfg.tuning.decode_statistics = fused == 1;
+            auto m = ToneMapper::create(cfg);
+            ASSERT_TRUE(m.ok()) << what << ": " << m.status().message();
+            mappers[fused] = std::move(m.value());
+          }
+          std::vector<void*> d_planes;
+          FramePlanes dev;
+          std::vector<std::vector<std::uint16_t>> host;
+          for (int p = 0; p < plane_count(f); ++p) {
+            const std::size_t stride = plane_row_bytes(f, p, w);
+            host.emplace_back(stride / 2 * plane_rows(f, p, h));
+            void* d = nullptr;
+            CUDA_OK(cudaMalloc(&d, host.back().size() * 2));
+            d_planes.push_back(d);
+            dev.data[p] = d;
+            dev.stride[p] = stride;
+          }
+          const std::size_t out_bytes = output_frame_bytes(layout, w, h, 4, 1);
+          unsigned char* d_out[2] = {nullptr, nullptr};
+          CUDA_OK(cudaMalloc(&d_out[0], out_bytes));
+          CUDA_OK(cudaMalloc(&d_out[1], out_bytes));
+          for (int frame = 0; frame < 3; ++frame) {
+            // Frame 1 darker (codes scaled down): the adaptation moves.
+            for (int p = 0; p < plane_count(f); ++p) {
+              for (std::uint16_t& w : host[p]) {
+                unsigned code = rng() % 1024;
+                if (frame == 1 && p == 0) code = 64 + code / 4;
+                if (p > 0 && (rng() & 3)) code = 512 + (code % 200) - 100;  // mostly moderate chroma, some extreme
+                w = static_cast<std::uint16_t>(f == InputFormat::p010 ? code << 6 : code);
+              }
+              CUDA_OK(cudaMemcpy(d_planes[p], host[p].data(), host[p].size() * 2, cudaMemcpyHostToDevice));
+            }
+            std::vector<unsigned char> got[2];
+            FrameStats stats[2], adapted[2];
+            for (int fused = 0; fused < 2; ++fused) {
+              CUDA_OK(cudaMemset(d_out[fused], 0xAB, out_bytes));
+              ASSERT_TRUE(mappers[fused]->process(dev, d_out[fused], 0, nullptr, 1.0 / 30).ok()) << what;
+              ASSERT_TRUE(mappers[fused]->read_stats(stats[fused], &adapted[fused]).ok()) << what;
+              got[fused].resize(out_bytes);
+              CUDA_OK(cudaMemcpy(got[fused].data(), d_out[fused], out_bytes, cudaMemcpyDeviceToHost));
+            }
+            const std::string at = what + " frame " + std::to_string(frame);
+            EXPECT_EQ(stats[0].pixel_count, stats[1].pixel_count) << at;
+            EXPECT_EQ(stats[0].log_sum, stats[1].log_sum) << at;
+            EXPECT_EQ(stats[0].log_average, stats[1].log_average) << at;
+            EXPECT_EQ(stats[0].min_luminance, stats[1].min_luminance) << at;
+            EXPECT_EQ(stats[0].max_luminance, stats[1].max_luminance) << at;
+            EXPECT_EQ(stats[0].min_positive_luminance, stats[1].min_positive_luminance) << at;
+            EXPECT_EQ(stats[0].peak_luminance, stats[1].peak_luminance) << at;
+            EXPECT_EQ(adapted[0].log_average, adapted[1].log_average) << at;
+            EXPECT_EQ(adapted[0].peak_luminance, adapted[1].peak_luminance) << at;
+            EXPECT_EQ(stats[1].pixel_count, std::uint64_t(w) * h) << at;
+            EXPECT_GT(stats[1].log_average, 0.0) << at;
+            EXPECT_TRUE(got[0] == got[1]) << at << ": output bytes differ";
+            ++compared;
+          }
+          TemporalState state[2];
+          ASSERT_TRUE(mappers[0]->read_temporal_state(state[0]).ok());
+          ASSERT_TRUE(mappers[1]->read_temporal_state(state[1]).ok());
+          EXPECT_EQ(state[0].log_key, state[1].log_key) << what;
+          EXPECT_EQ(state[0].log_peak, state[1].log_peak) << what;
+          EXPECT_EQ(state[0].cuts, state[1].cuts) << what;
+          for (void* d : d_planes) cudaFree(d);
+          cudaFree(d_out[0]);
+          cudaFree(d_out[1]);
+        }
+      }
+  EXPECT_GT(compared, every_op ? 200 : 20);
+}
+
+TEST(GpuVideo, DecodeStatisticsSameAsStatisticsPass) {
+  REQUIRE_GPU();
+  check_decode_statistics({{1, 1}, {3, 3}, {5, 2}, {2, 5}, {129, 67}, {257, 130}}, true);
+}
+
+TEST(GpuVideo, DecodeStatisticsSameAsStatisticsPass4K) {
+  REQUIRE_GPU();
+  check_decode_statistics({{3840, 2160}}, false);
 }
 
 // DeviceFrameMapper, the stream's CUDA path: three frames in flight (upload, kernels and download

@@ -63,16 +63,20 @@ struct Source {
   unsigned long long surface = 0;
 };
 
+// A half RGBA texel's four channels as floats.
+__device__ __forceinline__ void widen_half4(uint2 q, float (&v)[4]) {
+  v[0] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.x & 0xFFFFu)));
+  v[1] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.x >> 16)));
+  v[2] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.y & 0xFFFFu)));
+  v[3] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.y >> 16)));
+}
+
 // A pixel's first four channels as floats (those past `channels` are 0).
 template <bool Half>
 __device__ __forceinline__ void load_px(const Source& s, int x, int y, float (&v)[4]) {
   const unsigned char* row = s.p + static_cast<std::size_t>(y) * s.stride;
   if constexpr (Half) {
-    const uint2 q = __ldg(reinterpret_cast<const uint2*>(row) + x);
-    v[0] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.x & 0xFFFFu)));
-    v[1] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.x >> 16)));
-    v[2] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.y & 0xFFFFu)));
-    v[3] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.y >> 16)));
+    widen_half4(__ldg(reinterpret_cast<const uint2*>(row) + x), v);
   } else {
     const float* px = reinterpret_cast<const float*>(row) + static_cast<std::size_t>(x) * s.channels;
 #pragma unroll
@@ -80,8 +84,6 @@ __device__ __forceinline__ void load_px(const Source& s, int x, int y, float (&v
   }
 }
 
-// row_sums[i] = the sum over buffer row first_row + i of log(1e-6 + L), threads strided over
-// the row, then a fixed tree: the same bits whichever GPU sums the row.
 // Two floats as a half pair, round to nearest; finite values beyond half's range saturate at
 // +-65504 (a lamp plus its glare must not turn into +Inf, which the statistics count as bad
 // input); NaN and +-Inf stay what they were.
@@ -91,15 +93,8 @@ __device__ __forceinline__ unsigned half_bits(float v) {
 }
 __device__ __forceinline__ unsigned pack_half2(float lo, float hi) { return half_bits(lo) | (half_bits(hi) << 16); }
 
-// A half RGBA texel's four channels as floats.
-__device__ __forceinline__ void widen_half4(uint2 q, float (&v)[4]) {
-  v[0] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.x & 0xFFFFu)));
-  v[1] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.x >> 16)));
-  v[2] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.y & 0xFFFFu)));
-  v[3] = __half2float(__ushort_as_half(static_cast<unsigned short>(q.y >> 16)));
-}
-
-// row_sums[i] = the sum over buffer row first_row + i of log(1e-6 + L) (see above). A surface
+// row_sums[i] = the sum over buffer row first_row + i of log(1e-6 + L), threads strided over
+// the row, then a fixed tree: the same bits whichever GPU sums the row. A surface
 // source (src.surface; RGBA, whole frames) is read here only: each texel is also stored, bit for
 // bit, into `copy` (the packed frame the later kernels read, the glare's output buffer), so the
 // array is read once, by the pass that reads the whole frame anyway (read through the surface by

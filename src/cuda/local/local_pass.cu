@@ -163,7 +163,7 @@ Result<std::unique_ptr<LocalPass>> LocalPass::create(const LocalPassConfig& conf
 
 Status LocalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
                                 CUstream_st* stream, const core::TemporalControl& temporal, const FramePart& part,
-                                const unsigned long long* out_surface) {
+                                const unsigned long long* out_surface, bool totals_in_exchange) {
   Impl& m = *impl_;
   const LocalPassConfig& c = m.cfg;
   if (out_surface && !(c.output.type == PixelType::u8 && c.output.channels == 4))
@@ -184,7 +184,11 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   curve.peak_percentile = m.peak_percentile;
   if (part.context_above < 0 || part.context_below < 0 || part.context_above + part.context_below >= h)
     return invalid_argument("ToneMapper: a frame part needs own rows between its context rows");
-  if (part.exchange) {  // one part of a frame: the own rows' totals, combined with the other parts'
+  if (totals_in_exchange) {  // gathered by the kernel that wrote the frame (the video decode)
+    if (part.exchange || part.context_above || part.context_below)
+      return invalid_argument("ToneMapper: statistics gathered in the decode take whole frames");
+    if (Status st = launch_finish_exchanged(m.frame, curve, nullptr, s); !st.ok()) return st;
+  } else if (part.exchange) {  // one part of a frame: the own rows' totals, combined with the other parts'
     FrameGeometry own = g;
     own.in = g.in + static_cast<std::size_t>(part.context_above) * in_stride;
     own.height = h - part.context_above - part.context_below;
@@ -292,6 +296,8 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   m.last_stream = s;
   return {};
 }
+
+DeviceFrame* LocalPass::stats_frame() const { return impl_->frame; }
 
 Status LocalPass::set_params(const Params& params) {
   if (Status s = impl_->apply_params(params); !s.ok()) return s;

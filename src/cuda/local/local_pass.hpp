@@ -14,6 +14,8 @@ struct CUstream_st;
 
 namespace tonekit::cuda {
 
+struct DeviceFrame;  // cuda/pipeline.hpp
+
 struct LocalPassConfig {
   int width = 0;
   int height = 0;
@@ -51,9 +53,14 @@ class LocalPass {
   // through part.exchange, the local adaptation over every row, the own rows stored.
   // out_surface non-null (device memory holding a cudaSurfaceObject_t of an RGBA8 array; u8 x 4
   // output only): the map kernel writes through it and device_out is not used (may be null).
+  // totals_in_exchange: the frame's statistics were gathered into stats_frame()'s exchange words by
+  // a kernel before this call on `stream` (the video decode); they are finished instead of a
+  // statistics pass (a whole frame).
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out, std::size_t out_stride_bytes,
                  CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {}, const FramePart& part = {},
-                 const unsigned long long* out_surface = nullptr);
+                 const unsigned long long* out_surface = nullptr, bool totals_in_exchange = false);
+  // The device frame whose accumulator and exchange words the statistics go through.
+  DeviceFrame* stats_frame() const;
   // Parameters of the same operator for the next frame (no allocation).
   Status set_params(const Params& params);
   void set_variant(DodgeVariant v);

@@ -158,13 +158,15 @@ struct ToneMapperConfig {
 };
 
 struct StageTimings {
-  double decode_ms = 0.0;     // video decode stage (layouts other than float/half RGB(A), or PQ/HLG/BT.2020)
+  double decode_ms = 0.0;     // video decode stage (layouts other than float/half RGB(A), or PQ/HLG/BT.2020;
+                              // with the statistics gathered in it for 4:2:0 input: decode_statistics)
   double glare_ms = 0.0;      // glare (bright pass, blurs, accumulation), when on
   double stats_ms = 0.0;      // statistics (+ curve constants, temporal step, local settings)
   double histogram_ms = 0.0;  // histogram + scan (histeq only)
   double local_ms = 0.0;      // local adaptation: table, blur pyramid or window sums (local operators)
   double map_ms = 0.0;        // (scale search,) curve, colour, transfer, quantise
-  double encode_ms = 0.0;     // yuv420p / NV12 encode stage (~0 for global operators on decoded video: fused into the map)
+  double encode_ms = 0.0;     // yuv420p / NV12 encode stage (~0 on decoded video for global operators and
+                              // reinhard-sat's tile-local path: fused into the map)
   double total_ms = 0.0;
 };
 

@@ -402,19 +402,23 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
   }
   const core::TemporalControl temporal = m.temporal_control(dt);
   m.last_local = c.params.op().locality == Locality::local;
-  // A global operator's map writes the 4:2:0 frame itself (launch_map_encode420): no display frame.
-  const bool fused_encode = m.encode && !m.last_local && m.decode && !c.part.active();
-  Status st;
-  if (m.last_local) {
-    st = m.locals[local_slot(c.params)]->process(src, src_stride, pass_out, pass_stride, s, temporal, c.part, nullptr,
-                                                 decode_stats);
-  } else if (fused_encode) {
+  // A global operator's map, and reinhard-sat's tile map, write the 4:2:0 frame themselves
+  // (launch_map_encode420, encode_tile_420): no display frame.
+  cuda::LocalPass* local = m.last_local ? m.locals[local_slot(c.params)].get() : nullptr;
+  const bool fused_encode = m.encode && m.decode && !c.part.active() && (!local || local->fuses_encode());
+  cuda::Encode420 enc;
+  if (fused_encode) {
     const core::ColourSettings cs = core::make_colour_settings(c.params);
-    cuda::Encode420 enc;
     enc.layout = c.output_layout;
     enc.gamma = static_cast<float>(cs.gamma);
     enc.dither = cs.dither;
     if (Status e = cuda::device_oetf_table(enc.oetf_table); !e.ok()) return e;
+  }
+  Status st;
+  if (local) {
+    st = fused_encode ? local->process(src, src_stride, device_out, 0, s, temporal, c.part, nullptr, decode_stats, &enc)
+                      : local->process(src, src_stride, pass_out, pass_stride, s, temporal, c.part, nullptr, decode_stats);
+  } else if (fused_encode) {
     st = m.global->process(src, src_stride, device_out, 0, s, temporal, c.part, &enc, decode_stats);
   } else {  // the global pass reads a part's own rows only
     FramePart own = c.part;

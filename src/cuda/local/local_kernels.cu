@@ -15,10 +15,12 @@
 //  - colour and output: core::reconstruct_channel, encode_srgb / encode_gamma, core::quantise
 //    (the CPU's store_chunk maths; the GPU's powf differs from libmvec's by an ulp or two).
 #include <atomic>
+#include <type_traits>
 
 #include "core/colour.hpp"
 #include "core/colour_parts.hpp"
 #include "cuda/check.hpp"
+#include "cuda/encode420.cuh"
 #include "cuda/encode_fast.cuh"
 #include "cuda/pdl.cuh"
 #include "cuda/formats.hpp"
@@ -194,6 +196,22 @@ __device__ __forceinline__ float encode_fast(float v, float gamma, float inv_gam
 }
 using cuda::kMinLuminance;
 
+// A pixel's display colour before any output conversion: core::reconstruct_channel, with c / L_w
+// as c * rcp(L_w) (within an ulp) when saturation is 1.
+__device__ __forceinline__ void display_values(const LocalMapArgs& a, float r, float g, float b, float lw, float ld,
+                                               float (&v)[3]) {
+  if (a.saturation == 1.0f) {
+    const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
+    v[0] = ld * (r * inv);
+    v[1] = ld * (g * inv);
+    v[2] = ld * (b * inv);
+  } else {
+    v[0] = core::reconstruct_channel(r, lw, ld, a.saturation);
+    v[1] = core::reconstruct_channel(g, lw, ld, a.saturation);
+    v[2] = core::reconstruct_channel(b, lw, ld, a.saturation);
+  }
+}
+
 // y: the row of the input (a frame part's rows outside [out_row_begin, out_row_end) are not
 // stored; callers that skip them pass kGuard false). `a.out` points at row 0 of the input's rows.
 // kSurface false: the caller's kernel was instantiated for linear output only (the tile kernel's
@@ -234,18 +252,8 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
     }
     return;
   }
-  // core::reconstruct_channel with c / L_w as c * rcp(L_w) (within an ulp) when saturation is 1.
   float v[3];
-  if (a.saturation == 1.0f) {
-    const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
-    v[0] = ld * (r * inv);
-    v[1] = ld * (g * inv);
-    v[2] = ld * (b * inv);
-  } else {
-    v[0] = core::reconstruct_channel(r, lw, ld, a.saturation);
-    v[1] = core::reconstruct_channel(g, lw, ld, a.saturation);
-    v[2] = core::reconstruct_channel(b, lw, ld, a.saturation);
-  }
+  display_values(a, r, g, b, lw, ld, v);
   const int C = a.out_channels;
   unsigned char* row = a.out + static_cast<std::size_t>(y) * a.out_stride;
   if (kSurfaceOnly || a.out_code <= 1) {
@@ -522,10 +530,15 @@ __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int 
 }
 
 // The block's pixels, kPx per thread: all loads first (coordinates clamped, so unconditional),
-// then the search and the store for the pixels inside the frame.
-template <class In, bool kVec, int TW, int TH, bool kAllScales, bool kSurface>
+// then the search and the store for the pixels inside the frame. kEncode: the display values
+// (display_values, clamped to [0, 1]: what a float RGB output holds) replace the pixel's input in
+// r, g, b instead of a store, for encode_tile_420; every thread returns (none leaves early).
+template <class In, bool kVec, int TW, int TH, bool kAllScales, bool kSurface, bool kEncode = false>
 __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const core::LocalSettings& s, bool needed, int x0,
-                                                int y0, const double* tile, const std::uint32_t* row_seeds) {
+                                                int y0, const double* tile, const std::uint32_t* row_seeds,
+                                                float (&r)[TW * TH / TileDims<TW, TH>::kThreads],
+                                                float (&g)[TW * TH / TileDims<TW, TH>::kThreads],
+                                                float (&b)[TW * TH / TileDims<TW, TH>::kThreads]) {
   using D = TileDims<TW, TH>;
   constexpr int kPx = TW * TH / D::kThreads;
   constexpr int kRowsPerPass = D::kThreads / TW;
@@ -535,14 +548,14 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
   // Float RGBA re-reads its alpha at the store (an L1 hit: the pixel's line was just loaded), so
   // that 64 x 64 tiles stay within 64 registers with no spill; the other formats keep it.
   constexpr bool kReloadAlpha = In::bytes == 16;
-  float r[kPx], g[kPx], b[kPx], al[kReloadAlpha ? 1 : kPx];
+  float al[kReloadAlpha ? 1 : kPx];
 #pragma unroll
   for (int k = 0; k < kPx; ++k) {
     const int y = min(y0 + py0 + k * kRowsPerPass, a.height - 1);
     load_pixel_uniform<In, kVec>(a.in + static_cast<std::size_t>(y) * a.in_stride, min(x, a.width - 1), r[k], g[k], b[k],
                                  al[kReloadAlpha ? 0 : k]);
   }
-  if (x >= a.width) return;
+  if (x >= a.width) return;  // kEncode too: encode_tile_420 reads only the frame's pixels
   const float scale = static_cast<float>(s.lum_scale);
   const double tscale = static_cast<double>(scale);
 #pragma unroll
@@ -572,13 +585,61 @@ __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const cor
     // L / (1 + V1) on the SFU (within 2 ulp). __fdividef returns 0 for a divisor above 2^126: the
     // divisor is capped there (V1 that large needs scaled luminance above 8e37, float input only).
     const float ld = __fdividef(lum, fminf(1.0f + v1, 0x1p126f));
-    local_store<true, kSurface, kSurface>(a, x, y, r[k], g[k], b[k], alpha, lw, ld, row_seeds[py]);
+    if constexpr (kEncode) {
+      float v[3];
+      display_values(a, r[k], g[k], b[k], lw, ld, v);
+      r[k] = core::clamp01(v[0]);
+      g[k] = core::clamp01(v[1]);
+      b[k] = core::clamp01(v[2]);
+    } else {
+      local_store<true, kSurface, kSurface>(a, x, y, r[k], g[k], b[k], alpha, lw, ld, row_seeds[py]);
+    }
+  }
+}
+
+// The 4:2:0 encode of a tile's display values (kEncode): staged in the tile's shared memory (the
+// summed-area table is no longer read: a barrier first), then the tile's 2 x 2 blocks encoded by
+// encode420_block as the encode stage encodes the display frame. Tiles have even sizes and
+// offsets, so each block lies in one tile.
+template <int TW, int TH>
+__device__ __forceinline__ void encode_tile_420(const LocalMapArgs& a, int x0, int y0, double* tile,
+                                                const float (&r)[TW * TH / TileDims<TW, TH>::kThreads],
+                                                const float (&g)[TW * TH / TileDims<TW, TH>::kThreads],
+                                                const float (&b)[TW * TH / TileDims<TW, TH>::kThreads]) {
+  using D = TileDims<TW, TH>;
+  static_assert(static_cast<std::size_t>(TW) * TH * 3 * sizeof(float) <= D::kBytes, "the display tile fits the table's memory");
+  constexpr int kPx = TW * TH / D::kThreads;
+  constexpr int kRowsPerPass = D::kThreads / TW;
+  const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
+  const int px = tid % TW, py0 = tid / TW;
+  float* stage = reinterpret_cast<float*>(tile);  // TH x TW pixels x 3
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kPx; ++k) {
+    float* p = stage + 3 * ((py0 + k * kRowsPerPass) * TW + px);
+    p[0] = r[k];
+    p[1] = g[k];
+    p[2] = b[k];
+  }
+  __syncthreads();
+  const cuda::Encode420& e = a.encode;
+  for (int i = tid; i < (TW / 2) * (TH / 2); i += D::kThreads) {
+    const int lbx = i % (TW / 2), lby = i / (TW / 2);
+    const int bx = x0 / 2 + lbx, by = y0 / 2 + lby;
+    if (2 * bx >= a.width || 2 * by >= a.height) continue;
+    cuda::encode420_block(
+        bx, by, a.width, a.height, e.layout, e.dither, 2 * bx + 1 < a.width,
+        [&](int y) { return stage + 3 * ((y - y0) * TW + 2 * lbx); },
+        [&](const float (&px3)[3], float& luma, float& cb, float& cr) {
+          core::display_pixel_ycbcr(px3[0], px3[1], px3[2], e.gamma, e.oetf_table, luma, cb, cr);
+        },
+        a.out);
   }
 }
 
 // The surface instantiation (GL interop) is compiled for at least one block per SM (the linear
 // one for two at 64 x 64): within the linear one's register budget its surface store spilled.
-template <class In, int TW, int TH, bool kSurface>
+template <class In, int TW, int TH, bool kSurface, bool kEncode = false>
 __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::kMinBlocks)
     sat_tile_map_kernel(LocalMapArgs a) {
   using D = TileDims<TW, TH>;
@@ -627,16 +688,19 @@ __global__ void __launch_bounds__(TileDims<TW, TH>::kThreads, TileDims<TW, TH>::
   const core::LocalSettings s = *a.settings;
   const bool needed = s.scales > 1 && s.epsilon > 0;  // block-uniform
   // The default 8 scales with no per-level bound check (block-uniform choice).
+  constexpr int kPx = TW * TH / D::kThreads;
+  float r[kPx], g[kPx], b[kPx];
   if (s.scales == core::kMaxLocalScales) {
-    if (vec) map_tile_pixels<In, true, TW, TH, true, kSurface>(a, s, needed, x0, y0, tile, row_seeds);
-    else map_tile_pixels<In, false, TW, TH, true, kSurface>(a, s, needed, x0, y0, tile, row_seeds);
+    if (vec) map_tile_pixels<In, true, TW, TH, true, kSurface, kEncode>(a, s, needed, x0, y0, tile, row_seeds, r, g, b);
+    else map_tile_pixels<In, false, TW, TH, true, kSurface, kEncode>(a, s, needed, x0, y0, tile, row_seeds, r, g, b);
   } else {
-    if (vec) map_tile_pixels<In, true, TW, TH, false, kSurface>(a, s, needed, x0, y0, tile, row_seeds);
-    else map_tile_pixels<In, false, TW, TH, false, kSurface>(a, s, needed, x0, y0, tile, row_seeds);
+    if (vec) map_tile_pixels<In, true, TW, TH, false, kSurface, kEncode>(a, s, needed, x0, y0, tile, row_seeds, r, g, b);
+    else map_tile_pixels<In, false, TW, TH, false, kSurface, kEncode>(a, s, needed, x0, y0, tile, row_seeds, r, g, b);
   }
+  if constexpr (kEncode) encode_tile_420<TW, TH>(a, x0, y0, tile, r, g, b);
 }
 
-template <class In, int TW, int TH, bool kSurface>
+template <class In, int TW, int TH, bool kSurface, bool kEncode = false>
 Status launch_sat_tile_for(const LocalMapArgs& a, cudaStream_t s) {
   using D = TileDims<TW, TH>;
   // The shared-memory limit is a per-device attribute of the function: set once per device (a bit
@@ -646,12 +710,12 @@ Status launch_sat_tile_for(const LocalMapArgs& a, cudaStream_t s) {
   TK_CUDA_CHECK(cudaGetDevice(&device));
   const unsigned long long bit = device < 64 ? 1ull << device : 0ull;
   if (!bit || !(allowed.load(std::memory_order_relaxed) & bit)) {
-    TK_CUDA_CHECK(cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH, kSurface>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    TK_CUDA_CHECK(cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH, kSurface, kEncode>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(D::kBytes)));
     allowed.fetch_or(bit, std::memory_order_relaxed);
   }
   const dim3 block(32, D::kThreads / 32), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
-  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH, kSurface>, grid, block, D::kBytes, s, true, a); !st.ok())
+  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH, kSurface, kEncode>, grid, block, D::kBytes, s, true, a); !st.ok())
     return st;
   TK_CUDA_CHECK_LAUNCH("sat_tile_map_kernel");
   return {};
@@ -659,6 +723,10 @@ Status launch_sat_tile_for(const LocalMapArgs& a, cudaStream_t s) {
 
 template <class In, int TW, int TH>
 Status launch_sat_tile(const LocalMapArgs& a, cudaStream_t s) {
+  if (a.encode.oetf_table) {  // the 4:2:0 encode in the map (decoded video: float RGB input only)
+    if constexpr (std::is_same_v<In, InF32x3>) return launch_sat_tile_for<In, TW, TH, false, true>(a, s);
+    else return invalid_argument("reinhard-sat: the 4:2:0 encode in the map takes a decoded float RGB frame");
+  }
   return a.out_surface ? launch_sat_tile_for<In, TW, TH, true>(a, s) : launch_sat_tile_for<In, TW, TH, false>(a, s);
 }
 

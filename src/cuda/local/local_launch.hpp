@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "core/local_settings.hpp"
+#include "cuda/pipeline.hpp"
 #include "sat/box_query.hpp"
 #include "tonekit/tone_mapper.hpp"
 
@@ -60,6 +61,11 @@ struct LocalMapArgs {
   // and core::box_inv_area(core::box_width(i + 1)).
   double level_offset[core::kMaxLocalScales] = {};
   double level_inv_area[core::kMaxLocalScales] = {};
+  // encode.oetf_table non-null (the sat_tile path, rgb_f32 input, a whole frame): the map kernel
+  // writes `out` as that packed 8-bit 4:2:0 frame itself, encoding the display values a float RGB
+  // output would hold (staged in the tile's shared memory) with the encode stage's maths
+  // (cuda/encode420.cuh): no display frame written and read back.
+  cuda::Encode420 encode{};
 };
 
 enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, drago };

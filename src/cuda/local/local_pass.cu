@@ -163,11 +163,15 @@ Result<std::unique_ptr<LocalPass>> LocalPass::create(const LocalPassConfig& conf
 
 Status LocalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
                                 CUstream_st* stream, const core::TemporalControl& temporal, const FramePart& part,
-                                const unsigned long long* out_surface, bool totals_in_exchange) {
+                                const unsigned long long* out_surface, bool totals_in_exchange,
+                                const Encode420* encode) {
   Impl& m = *impl_;
   const LocalPassConfig& c = m.cfg;
   if (out_surface && !(c.output.type == PixelType::u8 && c.output.channels == 4))
     return invalid_argument("ToneMapper: a surface output must be u8 x 4 (RGBA8)");
+  if (encode && (!fuses_encode() || out_surface || part.active() || out_stride != 0 || !encode->oetf_table))
+    return invalid_argument("ToneMapper: the 4:2:0 encode in the local map takes reinhard-sat's tile-local path on a "
+                            "whole decoded frame");
   // A surface has no row pointer: only the input is checked then (the input stands in for it).
   if (Status st = check_frame_buffers("ToneMapper", c.input, c.output, c.width, device_in, in_stride,
                                       out_surface ? device_in : device_out, out_stride);
@@ -251,6 +255,7 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   a.out_row_begin = part.context_above;
   a.out_row_end = h - part.context_below;
   a.dither_row0 = part.first_row - part.context_above;
+  if (encode) a.encode = *encode;
   std::copy(std::begin(m.level_offset), std::end(m.level_offset), a.level_offset);
   std::copy(std::begin(m.level_inv_area), std::end(m.level_inv_area), a.level_inv_area);
   cuda_local::LocalPath path = cuda_local::LocalPath::gauss;
@@ -298,6 +303,12 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
 }
 
 DeviceFrame* LocalPass::stats_frame() const { return impl_->frame; }
+
+bool LocalPass::fuses_encode() const {
+  const Impl& m = *impl_;
+  return m.lp.kind == core::LocalKind::reinhard_box && static_cast<sat::SatAlgorithm>(m.lp.sat) == sat::SatAlgorithm::automatic &&
+         m.cfg.sat_auto == SatPrecision::tile_local_f64 && m.cfg.input == InputFormat::rgb_f32;
+}
 
 Status LocalPass::set_params(const Params& params) {
   if (Status s = impl_->apply_params(params); !s.ok()) return s;

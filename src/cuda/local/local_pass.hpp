@@ -15,6 +15,7 @@ struct CUstream_st;
 namespace tonekit::cuda {
 
 struct DeviceFrame;  // cuda/pipeline.hpp
+struct Encode420;    // cuda/pipeline.hpp
 
 struct LocalPassConfig {
   int width = 0;
@@ -56,9 +57,15 @@ class LocalPass {
   // totals_in_exchange: the frame's statistics were gathered into stats_frame()'s exchange words by
   // a kernel before this call on `stream` (the video decode); they are finished instead of a
   // statistics pass (a whole frame).
+  // encode (whole frames, when fuses_encode()): the map writes device_out as that packed 8-bit
+  // 4:2:0 frame itself (the configured output f32 RGB describes the values it encodes;
+  // out_stride_bytes 0).
   Status process(const void* device_in, std::size_t in_stride_bytes, void* device_out, std::size_t out_stride_bytes,
                  CUstream_st* stream = nullptr, const core::TemporalControl& temporal = {}, const FramePart& part = {},
-                 const unsigned long long* out_surface = nullptr, bool totals_in_exchange = false);
+                 const unsigned long long* out_surface = nullptr, bool totals_in_exchange = false,
+                 const Encode420* encode = nullptr);
+  // True when process() takes `encode`: reinhard-sat with tile-local tables on a float RGB input.
+  bool fuses_encode() const;
   // The device frame whose accumulator and exchange words the statistics go through.
   DeviceFrame* stats_frame() const;
   // Parameters of the same operator for the next frame (no allocation).

@@ -5,9 +5,11 @@
 // The per-pixel maths is core/video_colour.hpp's, the functions the CPU reference
 // (cpu/video_decode.cpp, cpu/video_encode.cpp) calls, in the same order: chroma blended vertically
 // then horizontally (exact in float: integer codes, weights 0 or 1/2), block means in a fixed order.
-// Both are one extra pass over memory (decode writes 12 bytes a pixel, encode reads 12): the
-// stages are kept apart from the tuned statistics and map kernels for now; bench/NOTES.md has
-// their cost and the fused plan.
+// The 4:2:0 layouts decode a 2 x 2 block per thread (decode420_kernel), and for whole frames
+// without glare gather the frame's statistics on the way (decode420_stats_kernel), so no
+// statistics pass reads the decoded frame again. The encode stage serves the local operators but
+// reinhard-sat's tile-local path (the global operators' map and that tile map encode the 4:2:0
+// frame themselves: cuda/encode420.cuh). bench/NOTES.md has the stages' costs.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -154,9 +156,10 @@ __device__ __forceinline__ void decode420_block(const Decode420Args& a, int bx, 
 #pragma unroll
       for (int col = 0; col < 2; ++col) {
         const int i = col == 0 ? bx : nx;
-        std::uint32_t w;
-        if (words) w = load_at<std::uint32_t>(r, i);
-        else w = load_at<std::uint16_t>(r, 2 * static_cast<std::size_t>(i)) | (static_cast<std::uint32_t>(load_at<std::uint16_t>(r, 2 * static_cast<std::size_t>(i) + 1)) << 16);
+        const std::size_t at = 2 * static_cast<std::size_t>(i);  // Cb's sample; Cr follows
+        const std::uint32_t w =
+            words ? load_at<std::uint32_t>(r, i)
+                  : load_at<std::uint16_t>(r, at) | static_cast<std::uint32_t>(load_at<std::uint16_t>(r, at + 1)) << 16;
         s[0][row][col] = code10(true, static_cast<std::uint16_t>(w & 0xFFFFu));
         s[1][row][col] = code10(true, static_cast<std::uint16_t>(w >> 16));
       }
@@ -187,7 +190,8 @@ __device__ __forceinline__ void decode420_block(const Decode420Args& a, int bx, 
       codes[1] = code10(Nv, static_cast<std::uint16_t>(w >> 16));
     } else {
       codes[0] = code10(Nv, load_at<std::uint16_t>(luma, 2 * static_cast<std::size_t>(bx)));
-      codes[1] = 2 * bx + 1 < width ? code10(Nv, load_at<std::uint16_t>(luma, 2 * static_cast<std::size_t>(bx) + 1)) : 0.0f;
+      codes[1] = 2 * bx + 1 < width ? code10(Nv, load_at<std::uint16_t>(luma, 2 * static_cast<std::size_t>(bx) + 1))
+                                    : 0.0f;
     }
     float (&px)[2][3] = rgb[dy];
 #pragma unroll
@@ -251,7 +255,8 @@ __global__ void __launch_bounds__(kDecode420Threads) decode420_stats_kernel(Deco
   const bool first = (threadIdx.x & 1) == 0;  // a group's first half (blockDim.x is even)
   for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // block-uniform
     const int by = static_cast<int>(tile / tiles_x);
-    const int bx = static_cast<int>(tile - static_cast<unsigned>(by) * tiles_x) * kDecode420Threads + static_cast<int>(threadIdx.x);
+    const int bx =
+        static_cast<int>(tile - static_cast<unsigned>(by) * tiles_x) * kDecode420Threads + static_cast<int>(threadIdx.x);
     float rgb[2][2][3] = {};  // pixels past the row's end stay 0, as group_stats_values expects
     if (bx < cw) decode420_block<Nv>(a, bx, by, rgb);
 #pragma unroll
@@ -278,7 +283,8 @@ __global__ void encode_kernel(const float* display, int width, int height, Outpu
   const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y;
   if (bx >= cw || by >= ch) return;
   // Packed rows: a block row's pair is 8-byte aligned when the width is even.
-  const bool load_pairs = 2 * bx + 1 < width && (width & 1) == 0 && (reinterpret_cast<std::uintptr_t>(display) & 7u) == 0;
+  const bool load_pairs =
+      2 * bx + 1 < width && (width & 1) == 0 && (reinterpret_cast<std::uintptr_t>(display) & 7u) == 0;
   encode420_block(
       bx, by, width, height, layout, dither, load_pairs,
       [&](int y) { return display + 3 * (static_cast<std::size_t>(y) * width + 2 * bx); },
@@ -341,7 +347,8 @@ Status stats_decode_grid_cap(int& cap) {
   if (caps[device] == 0) {
     int sms = 0, per_sm = 0;
     TK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    TK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, decode420_stats_kernel<Nv>, kDecode420Threads, 0));
+    TK_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, decode420_stats_kernel<Nv>, kDecode420Threads, 0));
     caps[device] = std::max(1, sms * std::max(1, per_sm));
   }
   cap = caps[device];

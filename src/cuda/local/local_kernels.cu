@@ -607,7 +607,8 @@ __device__ __forceinline__ void encode_tile_420(const LocalMapArgs& a, int x0, i
                                                 const float (&g)[TW * TH / TileDims<TW, TH>::kThreads],
                                                 const float (&b)[TW * TH / TileDims<TW, TH>::kThreads]) {
   using D = TileDims<TW, TH>;
-  static_assert(static_cast<std::size_t>(TW) * TH * 3 * sizeof(float) <= D::kBytes, "the display tile fits the table's memory");
+  static_assert(static_cast<std::size_t>(TW) * TH * 3 * sizeof(float) <= D::kBytes,
+                "the display tile fits the table's memory");
   constexpr int kPx = TW * TH / D::kThreads;
   constexpr int kRowsPerPass = D::kThreads / TW;
   const int tid = static_cast<int>(threadIdx.y) * kBlockX + static_cast<int>(threadIdx.x);
@@ -710,12 +711,13 @@ Status launch_sat_tile_for(const LocalMapArgs& a, cudaStream_t s) {
   TK_CUDA_CHECK(cudaGetDevice(&device));
   const unsigned long long bit = device < 64 ? 1ull << device : 0ull;
   if (!bit || !(allowed.load(std::memory_order_relaxed) & bit)) {
-    TK_CUDA_CHECK(cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH, kSurface, kEncode>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(D::kBytes)));
+    TK_CUDA_CHECK(cudaFuncSetAttribute(sat_tile_map_kernel<In, TW, TH, kSurface, kEncode>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(D::kBytes)));
     allowed.fetch_or(bit, std::memory_order_relaxed);
   }
   const dim3 block(32, D::kThreads / 32), grid((a.width + TW - 1) / TW, (a.height + TH - 1) / TH);
-  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH, kSurface, kEncode>, grid, block, D::kBytes, s, true, a); !st.ok())
+  if (Status st = cuda::launch_pdl(sat_tile_map_kernel<In, TW, TH, kSurface, kEncode>, grid, block, D::kBytes, s, true, a);
+      !st.ok())
     return st;
   TK_CUDA_CHECK_LAUNCH("sat_tile_map_kernel");
   return {};

@@ -306,7 +306,8 @@ DeviceFrame* LocalPass::stats_frame() const { return impl_->frame; }
 
 bool LocalPass::fuses_encode() const {
   const Impl& m = *impl_;
-  return m.lp.kind == core::LocalKind::reinhard_box && static_cast<sat::SatAlgorithm>(m.lp.sat) == sat::SatAlgorithm::automatic &&
+  return m.lp.kind == core::LocalKind::reinhard_box &&
+         static_cast<sat::SatAlgorithm>(m.lp.sat) == sat::SatAlgorithm::automatic &&
          m.cfg.sat_auto == SatPrecision::tile_local_f64 && m.cfg.input == InputFormat::rgb_f32;
 }
 

@@ -52,7 +52,23 @@ TK_HD float table_lerp(const float* table, float x, int intervals) {
   const float lo = table[i], hi = table[i + 1];
   return lo + f * (hi - lo);
 }
-TK_HD float pq_eotf_table(const float* table, float signal) {
+// The same tables as (value, step to the next value) pairs for the device: entry i holds T[i] and
+// T[i + 1] - T[i] rounded to float, the difference table_lerp rounds, so a lookup gives
+// table_lerp's value bit for bit with one 8-byte load instead of two (pq_pairs_host,
+// oetf_pairs_host build them from the tables; the device keeps a copy).
+struct alignas(8) LerpPair {
+  float lo, step;
+};
+TK_HD float table_lerp(const LerpPair* pairs, float x, int intervals) {
+  int i = static_cast<int>(x);
+  i = i < intervals - 1 ? i : intervals - 1;
+  const float f = x - static_cast<float>(i);
+  const LerpPair p = pairs[i];
+  return p.lo + f * p.step;
+}
+
+template <class Table>
+TK_HD float pq_eotf_table(const Table* table, float signal) {
 #if defined(__CUDA_ARCH__)
   // Two min/max instead of two compare-and-selects: the same value for every input (fmaxf
   // returns 0 for a NaN; a -0 gives the table's first entry either way).
@@ -62,8 +78,10 @@ TK_HD float pq_eotf_table(const float* table, float signal) {
 #endif
   return table_lerp(table, s * static_cast<float>(kPqTableIntervals), kPqTableIntervals);  // exact: a power of two
 }
-// The table (host memory, built once, thread-safe): kPqTableIntervals + 1 floats.
+// The table (host memory, built once, thread-safe): kPqTableIntervals + 1 floats; as pairs,
+// kPqTableIntervals of them.
 const float* pq_eotf_table_host();
+const LerpPair* pq_eotf_pairs_host();
 
 // Inverse EOTF: display light in cd/m^2 (clamped to [0, 10000]) -> E' (BT.2100 Table 4,
 // "inverse EOTF": E' = ((c1 + c2 Y^m1) / (1 + c3 Y^m1))^m2, Y = F_D / 10000).
@@ -301,6 +319,7 @@ struct VideoLinearise {
   float hlg_gamma;
   LumaWeights<float> weights;
   const float* pq_table;  // pq_eotf_table's table: host memory here, the device's copy on the GPU
+  const LerpPair* pq_pairs = nullptr;  // the device's copy of pq_eotf_pairs_host (the device reads these)
 };
 inline VideoLinearise make_video_linearise(const InputColour& c, InputFormat f) {
   const bool bt2020 = c.primaries == Primaries::bt2020;
@@ -325,9 +344,15 @@ TK_HD void linearise_pixel(const VideoLinearise& s, float& r, float& g, float& b
       }
       break;
     case Transfer::pq:
+#if defined(__CUDA_ARCH__)
+      r = pq_eotf_table(s.pq_pairs, r) * s.inv_reference_white;
+      g = pq_eotf_table(s.pq_pairs, g) * s.inv_reference_white;
+      b = pq_eotf_table(s.pq_pairs, b) * s.inv_reference_white;
+#else
       r = pq_eotf_table(s.pq_table, r) * s.inv_reference_white;
       g = pq_eotf_table(s.pq_table, g) * s.inv_reference_white;
       b = pq_eotf_table(s.pq_table, b) * s.inv_reference_white;
+#endif
       break;
     case Transfer::hlg:
       r = hlg_inverse_oetf(r);
@@ -366,7 +391,8 @@ TK_HD T bt709_inverse_oetf(T v) {
 // encode stage spent most of its 0.13 ms at 4K in 12 portable pows per 2x2 block (bench/NOTES.md).
 constexpr int kOetfTableIntervals = 4096;
 constexpr float kOetfTableScale = static_cast<float>(kOetfTableIntervals / (1.0 - 0.018));
-TK_HD float bt709_oetf_table(const float* table, float linear) {
+template <class Table>
+TK_HD float bt709_oetf_table(const Table* table, float linear) {
 #if defined(__CUDA_ARCH__)
   const float l = fminf(fmaxf(linear, 0.0f), 1.0f);  // clamp01's value for every non-NaN input (no NaN reaches here)
 #else
@@ -375,12 +401,15 @@ TK_HD float bt709_oetf_table(const float* table, float linear) {
   if (l < 0.018f) return 4.5f * l;
   return table_lerp(table, (l - 0.018f) * kOetfTableScale, kOetfTableIntervals);
 }
-// The table (host memory, built once, thread-safe): kOetfTableIntervals + 1 floats.
+// The table (host memory, built once, thread-safe): kOetfTableIntervals + 1 floats; as pairs,
+// kOetfTableIntervals of them.
 const float* bt709_oetf_table_host();
+const LerpPair* bt709_oetf_pairs_host();
 
 // The output transfer of a video layout: gamma == 0 selects the BT.709 OETF (bt709_oetf_table),
 // otherwise v^(1/gamma) (the `gamma` parameter, as for RGB outputs).
-TK_HD float encode_video_transfer(float linear, float gamma, const float* oetf_table) {
+template <class Table>
+TK_HD float encode_video_transfer(float linear, float gamma, const Table* oetf_table) {
   return gamma == 0.0f ? bt709_oetf_table(oetf_table, linear) : encode_gamma(linear, 1.0f / gamma);
 }
 
@@ -402,7 +431,8 @@ TK_HD void rgb_to_ycbcr_bt709(T r, T g, T b, T& y, T& cb, T& cr) {
 }
 
 // One output pixel: linear display RGB -> transfer -> Y', Cb, Cr (BT.709), before quantising.
-TK_HD void display_pixel_ycbcr(float r, float g, float b, float gamma, const float* oetf_table, float& y, float& cb,
+template <class Table>
+TK_HD void display_pixel_ycbcr(float r, float g, float b, float gamma, const Table* oetf_table, float& y, float& cb,
                                float& cr) {
   rgb_to_ycbcr_bt709(encode_video_transfer(r, gamma, oetf_table), encode_video_transfer(g, gamma, oetf_table),
                      encode_video_transfer(b, gamma, oetf_table), y, cb, cr);

@@ -151,7 +151,23 @@ std::vector<float> tabulate(int intervals, Curve&& curve) {
   for (int i = 0; i <= intervals; ++i) t[i] = static_cast<float>(curve(static_cast<double>(i) / intervals));
   return t;
 }
+// A table's (value, step) pairs: the step rounded as table_lerp rounds hi - lo.
+std::vector<LerpPair> pairs_of(const float* t, int intervals) {
+  std::vector<LerpPair> p(static_cast<std::size_t>(intervals));
+  for (int i = 0; i < intervals; ++i) p[i] = LerpPair{t[i], t[i + 1] - t[i]};
+  return p;
+}
 }  // namespace
+
+const LerpPair* pq_eotf_pairs_host() {
+  static const std::vector<LerpPair> pairs = pairs_of(pq_eotf_table_host(), kPqTableIntervals);
+  return pairs.data();
+}
+
+const LerpPair* bt709_oetf_pairs_host() {
+  static const std::vector<LerpPair> pairs = pairs_of(bt709_oetf_table_host(), kOetfTableIntervals);
+  return pairs.data();
+}
 
 const float* pq_eotf_table_host() {
   static const std::vector<float> table = tabulate(kPqTableIntervals, [](double s) { return pq_eotf<double>(s); });

@@ -10,6 +10,7 @@
 
 #include "core/curve_setup.hpp"
 #include "core/curves.hpp"
+#include "core/video_colour.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "tonekit/tonemap.hpp"
 
@@ -153,7 +154,7 @@ struct Encode420 {
   OutputLayout layout = OutputLayout::yuv420p;
   float gamma = 0.0f;  // 0: the BT.709 OETF
   bool dither = true;
-  const float* oetf_table = nullptr;  // the device's core::bt709_oetf_table
+  const core::LerpPair* oetf_table = nullptr;  // the device's core::bt709_oetf_pairs_host
 };
 // The map fused with the 4:2:0 encode: one thread per 2x2 block maps its pixels as launch_map
 // does for a float RGB output and encodes them; g.in is rgb_f32.

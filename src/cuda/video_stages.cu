@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(kDecode420Threads) decode420_stats_kernel(Deco
 
 // One thread per 4:2:0 block: its (up to) four Y' codes and one Cb, Cr pair (encode420_block).
 __global__ void encode_kernel(const float* display, int width, int height, OutputLayout layout, float gamma, bool dither,
-                              const float* __restrict__ oetf_table, std::uint8_t* out) {
+                              const core::LerpPair* __restrict__ oetf_table, std::uint8_t* out) {
   const int cw = (width + 1) / 2, ch = (height + 1) / 2;
   const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y;
   if (bx >= cw || by >= ch) return;
@@ -297,14 +297,15 @@ __global__ void encode_kernel(const float* display, int width, int height, Outpu
 }  // namespace
 
 namespace {
-// The transfer tables (core::pq_eotf_table, core::bt709_oetf_table) on each device: the host's
-// floats, copied once per device.
-__device__ float g_pq_table[core::kPqTableIntervals + 1];
-__device__ float g_oetf_table[core::kOetfTableIntervals + 1];
+// The transfer tables (core::pq_eotf_table, core::bt709_oetf_table) on each device, as the host's
+// (value, step) pairs (core::LerpPair: one 8-byte load a lookup, table_lerp's values), copied once
+// per device.
+__device__ core::LerpPair g_pq_pairs[core::kPqTableIntervals];
+__device__ core::LerpPair g_oetf_pairs[core::kOetfTableIntervals];
 
 struct DeviceTables {
-  const float* pq = nullptr;
-  const float* oetf = nullptr;
+  const core::LerpPair* pq = nullptr;
+  const core::LerpPair* oetf = nullptr;
 };
 
 Status device_tables(DeviceTables& t) {
@@ -315,20 +316,20 @@ Status device_tables(DeviceTables& t) {
   std::lock_guard<std::mutex> lock(mutex);
   if (ready.size() <= static_cast<std::size_t>(device)) ready.resize(device + 1, false);
   if (!ready[device]) {
-    TK_CUDA_CHECK(cudaMemcpyToSymbol(g_pq_table, core::pq_eotf_table_host(), sizeof g_pq_table));
-    TK_CUDA_CHECK(cudaMemcpyToSymbol(g_oetf_table, core::bt709_oetf_table_host(), sizeof g_oetf_table));
+    TK_CUDA_CHECK(cudaMemcpyToSymbol(g_pq_pairs, core::pq_eotf_pairs_host(), sizeof g_pq_pairs));
+    TK_CUDA_CHECK(cudaMemcpyToSymbol(g_oetf_pairs, core::bt709_oetf_pairs_host(), sizeof g_oetf_pairs));
     ready[device] = true;
   }
   void* p = nullptr;
-  TK_CUDA_CHECK(cudaGetSymbolAddress(&p, g_pq_table));
-  t.pq = static_cast<const float*>(p);
-  TK_CUDA_CHECK(cudaGetSymbolAddress(&p, g_oetf_table));
-  t.oetf = static_cast<const float*>(p);
+  TK_CUDA_CHECK(cudaGetSymbolAddress(&p, g_pq_pairs));
+  t.pq = static_cast<const core::LerpPair*>(p);
+  TK_CUDA_CHECK(cudaGetSymbolAddress(&p, g_oetf_pairs));
+  t.oetf = static_cast<const core::LerpPair*>(p);
   return {};
 }
 }  // namespace
 
-Status device_oetf_table(const float*& table) {
+Status device_oetf_table(const core::LerpPair*& table) {
   DeviceTables t;
   if (Status st = device_tables(t); !st.ok()) return st;
   table = t.oetf;
@@ -361,7 +362,8 @@ Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const 
   core::VideoLinearise lin = core::make_video_linearise(colour, format);
   DeviceTables tables;
   if (Status st = device_tables(tables); !st.ok()) return st;
-  lin.pq_table = tables.pq;
+  lin.pq_table = nullptr;  // the device reads the pairs
+  lin.pq_pairs = tables.pq;
   const auto k = core::ycbcr_coeffs<float>(colour.matrix == YuvMatrix::bt2020_ncl);
   const bool full = colour.range == YuvRange::full;
   const bool yuv420 = format == InputFormat::p010 || format == InputFormat::yuv420p10;

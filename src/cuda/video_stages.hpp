@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "core/video_colour.hpp"
 #include "tonekit/status.hpp"
 #include "tonekit/video.hpp"
 
@@ -31,8 +32,8 @@ Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const 
 
 // display_rgb (linear display RGB in [0, 1], width x height x 3 floats, packed) -> out, a packed
 // yuv420p or nv12 frame (output_frame_bytes). gamma 0: the BT.709 OETF.
-// The current device's copy of core::bt709_oetf_table (copied there on first use).
-Status device_oetf_table(const float*& table);
+// The current device's copy of core::bt709_oetf_pairs_host (copied there on first use).
+Status device_oetf_table(const core::LerpPair*& table);
 
 Status launch_video_encode(const float* display_rgb, int width, int height, OutputLayout layout, float gamma, bool dither,
                            std::uint8_t* out, cudaStream_t s);

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
 
 #include "core/video_colour.hpp"
 
@@ -80,6 +82,27 @@ TEST(VideoColour, OetfTableFollowsTheCurve) {
   }
   EXPECT_LT(worst, 2e-6);
   std::printf("[ oetf table ] worst absolute %.3g\n", worst);
+}
+
+// The device's (value, step) pairs give table_lerp's values bit for bit: every table entry and
+// a million signals in between (and the clamped ends), PQ and the OETF.
+TEST(VideoColour, PairTablesGiveTheTablesValuesBitForBit) {
+  const float* pq = pq_eotf_table_host();
+  const LerpPair* pq_pairs = pq_eotf_pairs_host();
+  const float* oetf = bt709_oetf_table_host();
+  const LerpPair* oetf_pairs = bt709_oetf_pairs_host();
+  std::mt19937 rng(2611);
+  std::uniform_real_distribution<float> u(-0.01f, 1.01f);
+  int differ = 0, checked = 0;
+  auto same = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int i = 0; i <= 1000000 + kPqTableIntervals; ++i) {
+    const float s = i <= kPqTableIntervals ? static_cast<float>(i) / kPqTableIntervals : u(rng);
+    differ += !same(pq_eotf_table(pq, s), pq_eotf_table(pq_pairs, s));
+    differ += !same(bt709_oetf_table(oetf, s), bt709_oetf_table(oetf_pairs, s));
+    checked += 2;
+  }
+  EXPECT_EQ(differ, 0) << "of " << checked;
+  EXPECT_EQ(pq_pairs[kPqTableIntervals - 1].lo + pq_pairs[kPqTableIntervals - 1].step, pq[kPqTableIntervals]);
 }
 
 TEST(VideoColour, HlgOetfPublishedValues) {

@@ -530,9 +530,10 @@ __device__ __forceinline__ void stage_region(const LocalMapArgs& a, int x0, int 
 }
 
 // The block's pixels, kPx per thread: all loads first (coordinates clamped, so unconditional),
-// then the search and the store for the pixels inside the frame. kEncode: the display values
-// (display_values, clamped to [0, 1]: what a float RGB output holds) replace the pixel's input in
-// r, g, b instead of a store, for encode_tile_420; every thread returns (none leaves early).
+// then the search and the store for the pixels inside the frame. r, g, b are the caller's: with
+// kEncode the display values (display_values clamped to [0, 1], what a float RGB output holds)
+// replace the pixels' input there instead of a store, and the kernel encodes them
+// (encode_tile_420, after a barrier every thread of the block reaches).
 template <class In, bool kVec, int TW, int TH, bool kAllScales, bool kSurface, bool kEncode = false>
 __device__ __forceinline__ void map_tile_pixels(const LocalMapArgs& a, const core::LocalSettings& s, bool needed, int x0,
                                                 int y0, const double* tile, const std::uint32_t* row_seeds,

@@ -58,6 +58,13 @@ struct LocalPass::Impl {
   int dither = 1;
   StageEvents ev;
   bool timings = false, ran = false;
+  // reinhard-sat with tile-local tables (its map kernel builds them): no luminance plane, and the
+  // path that can write a 4:2:0 frame itself (fuses_encode).
+  bool tile_local() const {
+    return lp.kind == core::LocalKind::reinhard_box &&
+           static_cast<sat::SatAlgorithm>(lp.sat) == sat::SatAlgorithm::automatic &&
+           cfg.sat_auto == SatPrecision::tile_local_f64;
+  }
   bool adapted_valid = false;  // the last frame ran the temporal step (frame->adapted written)
   cudaStream_t last_stream = nullptr;
 
@@ -227,8 +234,7 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   const int scales = m.lp.scales < 1 ? 1 : (m.lp.scales > core::kMaxLocalScales ? core::kMaxLocalScales : m.lp.scales);
   const auto algo = static_cast<sat::SatAlgorithm>(m.lp.sat);
   // reinhard-sat with tile-local tables reads the input directly: no luminance plane.
-  const bool tile_local = m.lp.kind == core::LocalKind::reinhard_box && algo == sat::SatAlgorithm::automatic &&
-                          c.sat_auto == SatPrecision::tile_local_f64;
+  const bool tile_local = m.tile_local();
   if (!tile_local)
     if (Status st = cuda_local::launch_luminance_plane(c.input, g.in, in_stride, w, h, m.plane, s); !st.ok()) return st;
   if (Status st = cuda_local::launch_local_settings(m.lp, temporal.state ? &m.frame->adapted : &m.frame->stats, m.settings, s); !st.ok()) return st;
@@ -305,10 +311,7 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
 DeviceFrame* LocalPass::stats_frame() const { return impl_->frame; }
 
 bool LocalPass::fuses_encode() const {
-  const Impl& m = *impl_;
-  return m.lp.kind == core::LocalKind::reinhard_box &&
-         static_cast<sat::SatAlgorithm>(m.lp.sat) == sat::SatAlgorithm::automatic &&
-         m.cfg.sat_auto == SatPrecision::tile_local_f64 && m.cfg.input == InputFormat::rgb_f32;
+  return impl_->tile_local() && impl_->cfg.input == InputFormat::rgb_f32;
 }
 
 Status LocalPass::set_params(const Params& params) {

@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 E2E := tests/studio/e2e
 CMAKE_FLAGS ?=
-DEB_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libcli11-dev \
+DEB_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libisal-dev libcli11-dev \
                 libgtest-dev libbenchmark-dev libfftw3-dev pfstools pfstmo clang libclang-rt-14-dev python3 \
                 ffmpeg libcpp-httplib-dev nlohmann-json3-dev chromium nodejs python3-opencv \
                 libegl-dev libgl-dev libvulkan-dev xvfb

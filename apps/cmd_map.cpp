@@ -240,7 +240,7 @@ void add_map_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
   cmd->add_option("--png-level", o->png_level,
-                  "PNG zlib level 0-9: 1 is fastest, 9 smallest (README: the size/time table)")
+                  "PNG level 0-9: 0 stores, 1 (ISA-L) deflates fastest, 2-9 (zlib) smaller and slower, 9 smallest (README: the size/time table)")
       ->capture_default_str();
   cmd->add_option("--glare", o->glare.strength,
                   "glare/bloom strength (0 = off): blurred bright-pass added to the scene before mapping")

@@ -27,7 +27,7 @@
 #   refactor-check           all GPU tests, memcheck/racecheck (sanitizer, strip, fused), 4K blur and stats rows; .carry-s [+ tonekit_gpu_tests tonekit_blur_bench tonekit_bench]
 #   verify                   global tests, local tests, `tonekit map/blur` cuda against cpu for every operator; .carry [build_gpu_bundle.sh + tonekit_gpu_local_tests, build/bin/tonekit and its libraries]
 #   cli-bundle               (here) gathers .carry-c from the default CUDA + image I/O build (tonekit, tonekit_tests, tonekit_gpu_tests, libraries; gzipped); BUILD (build)
-#   cli                      tonekit_tests with CUDA, 4K EXR -> PNG per backend, a batch of N, `tonekit stream` against `cat`; .carry-c [cli-bundle]; N, RUNS, FRAMES, STREAM_RUNS, BASE, BATCH_ARGS, FILTER, TEST_S, SKIP_TESTS=1
+#   cli                      tonekit_tests with CUDA, 4K EXR -> PNG per backend, a batch of N, `tonekit stream` against `cat`; .carry-c [cli-bundle]; N, RUNS, FRAMES, STREAM_RUNS, BASE (absolute), BATCH_ARGS, BATCH_RUNS, SKIP_STREAM=1, FILTER, TEST_S, SKIP_TESTS=1
 #   cli-multi                the CLI tests using every GPU, a batch of N 4K EXRs on one GPU against --devices, an 8K EXR stream; .carry-c [cli-bundle]; N (48)
 #   interop                  GL/Vulkan interop tests, 4K overhead, night_drive at 1920x1200 and 3840x2160, a montage; .carry-i [bash scripts/build_interop_bundle.sh build; loader debs in .carry-i/gl]
 #   quality-bundle           (here) ninja -C BUILD (build-q) tonekit_gpu_tests tonekit_quality_bench tonekit_cli (+ tonekit_tests with UNIT=1), gathers .carry-q (stripped, gzipped; libfftw3* and the CLI's libraries)
@@ -687,14 +687,21 @@ mode_cli() {  # [multi]
   # BATCH_ARGS: extra map option sets to compare, separated by ';' (e.g. "--encoders 1;--encoders 3"),
   # one run each after the defaults.
   IFS=';' read -ra extras <<< "${BATCH_ARGS:-}"
-  # shellcheck disable=SC2086  # $extra: several options
-  for b in cuda cpu; do
-    for extra in "" "${extras[@]}"; do
-      rm -rf out && mkdir out
-      s=$(date +%s.%N); "$T" map batch -o "out/{name}.png" --backend $b --summary $extra 2>&1 | tail -1; e=$(date +%s.%N)
-      echo "$b ${extra:-(defaults)}: $(calc "$N / ($e - $s)") images/s whole process"
+  # BATCH_RUNS rounds; each times $T (cuda, then cpu in the first round) and $BASE (cuda) in turn.
+  # shellcheck disable=SC2086  # $extra: several options; $BASE: empty or one path
+  for r in $(seq "${BATCH_RUNS:-1}"); do
+    for bin in "$T" $BASE; do
+      for b in cuda cpu; do
+        [[ $b == cpu && ( $r != 1 || $bin != "$T" ) ]] && continue
+        for extra in "" "${extras[@]}"; do
+          rm -rf out && mkdir out
+          s=$(date +%s.%N); "$bin" map batch -o "out/{name}.png" --backend $b --summary $extra 2>&1 | tail -1; e=$(date +%s.%N)
+          echo "$(basename "$bin") $b ${extra:-(defaults)}: $(calc "$N / ($e - $s)") images/s whole process, $(du -sm out | cut -f1) MB"
+        done
+      done
     done
   done
+  if [[ ${SKIP_STREAM:-0} == 1 ]]; then rm -rf "$W"; return 0; fi
   echo "== stream 4K PQ y4m (10-bit 4:2:0) -> yuv420p, file through a pipe to /dev/null"
   F=${FRAMES:-240}
   # 20 synthesised frames repeated (the synthesis takes ~1.5 s a 4K frame here); the temporal

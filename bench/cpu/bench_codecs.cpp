@@ -73,6 +73,20 @@ int main(int argc, char** argv) {
   cases.push_back({"level 1, Sub, RLE", {1, Z_RLE, io::PngFilter::sub, 0}});
   cases.push_back({"level 1, Paeth, RLE", {1, Z_RLE, io::PngFilter::paeth, 0}});
   cases.push_back({"level 1, Up, RLE", {1, Z_RLE, io::PngFilter::up, 0}});
+  for (int hist_bits : {0, 1, 2, 4, 8}) {
+    static std::string names[16];
+    names[hist_bits] = "ISA-L level 1, Sub, hist_bits " + std::to_string(hist_bits);
+    io::PngEncoding e = io::png_encoding_for_level(1);
+    e.isal_hist_bits = hist_bits;
+    cases.push_back({names[hist_bits].c_str(), e});
+  }
+  for (int level : {0, 2, 3}) {
+    static const char* names[4] = {"ISA-L level 0, Sub", "", "ISA-L level 2, Sub", "ISA-L level 3, Sub"};
+    io::PngEncoding e = io::png_encoding_for_level(1);
+    e.level = level;
+    e.isal_hist_bits = 0;
+    cases.push_back({names[level], e});
+  }
   std::printf("\n| PNG encode | dither | level | s (all cores) | s (1 thread) | MB |\n|---|---|---|---|---|---|\n");
   for (const bool dither : {true, false}) {
     auto params = prepare_params("reinhard", {{"dither", dither ? "1" : "0"}});

@@ -1,12 +1,16 @@
 // PNG writer: 8 or 16 bits per channel, grey, RGB or RGBA, no colour chunks (the tone mapper's
 // output transfer varies, and untagged PNG is read as sRGB). The container (signature, IHDR,
-// IDAT, IEND, CRC-32) is written here and the pixels are deflated with zlib in horizontal strips
-// on several threads, as pigz does: each strip is a raw deflate stream ended by Z_SYNC_FLUSH
-// (byte-aligned, not final), the last one by Z_FINISH, so their concatenation is one valid
-// deflate stream; the Adler-32s are joined with adler32_combine. A strip's first row is filtered
-// against the previous strip's last row, as in any PNG. libpng deflated on one thread only:
-// 0.26-0.41 s and 7.95 MB for a dithered 4K frame here (level 1, Paeth); with strips on 2 cores
-// and the filter and strategy below, 0.09 s and 5.66 MB (bench/cpu/STILLS_NOTES.md).
+// IDAT, IEND, CRC-32) is written here and the pixels are deflated in horizontal strips on several
+// threads, as pigz does: each strip is a raw deflate stream ended by a sync flush (byte-aligned,
+// not final), the last one by the final block, so their concatenation is one valid deflate
+// stream; the Adler-32s are joined with zlib's adler32_combine. A strip's first row is filtered
+// against the previous strip's last row, as in any PNG. Level 1, the default, deflates with ISA-L
+// (igzip level 1, matches at most 2 bytes back: 3-9x faster than zlib's Huffman-only or RLE
+// strategies at their size); the other levels with zlib. libpng deflated on one thread only:
+// 0.26-0.41 s and 7.95 MB for a dithered 4K frame here (level 1, Paeth); zlib strips on 2 cores,
+// 0.09 s and 5.66 MB; ISA-L strips, see bench/cpu/STILLS_NOTES.md.
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -55,9 +59,12 @@ void filter_row(PngFilter filter, const std::uint8_t* row, const std::uint8_t* a
   const auto b = static_cast<std::size_t>(bpp);
   switch (filter) {
     case PngFilter::none: std::memcpy(f, row, row_bytes); break;
-    case PngFilter::sub:
-      for (std::size_t i = 0; i < row_bytes; ++i) f[i] = static_cast<std::uint8_t>(row[i] - (i >= b ? row[i - b] : 0));
+    case PngFilter::sub: {
+      const std::size_t head = std::min(b, row_bytes);
+      std::memcpy(f, row, head);
+      for (std::size_t i = head; i < row_bytes; ++i) f[i] = static_cast<std::uint8_t>(row[i] - row[i - b]);
       break;
+    }
     case PngFilter::up:
       for (std::size_t i = 0; i < row_bytes; ++i) f[i] = static_cast<std::uint8_t>(row[i] - (above ? above[i] : 0));
       break;
@@ -72,35 +79,10 @@ void filter_row(PngFilter filter, const std::uint8_t* row, const std::uint8_t* a
   }
 }
 
-// Deflated size of the first `size` bytes of `data` (raw deflate, one shot) with `strategy`;
-// SIZE_MAX if zlib fails.
-std::size_t deflated_size(const std::vector<std::uint8_t>& data, std::size_t size, int level, int strategy) {
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, strategy) != Z_OK) return SIZE_MAX;
-  std::vector<std::uint8_t> out(deflateBound(&z, static_cast<uLong>(size)) + 16);
-  z.next_in = const_cast<Bytef*>(data.data());
-  z.avail_in = static_cast<uInt>(size);
-  z.next_out = out.data();
-  z.avail_out = static_cast<uInt>(out.size());
-  const bool ok = deflate(&z, Z_FINISH) == Z_STREAM_END;
-  const std::size_t result = ok ? z.total_out : SIZE_MAX;
-  deflateEnd(&z);
-  return result;
-}
-
-// Z_RLE or Z_HUFFMAN_ONLY, whichever makes the strip's first 16 rows smaller. Dithered images
-// leave runs nothing to find, and Huffman coding alone is then faster and smaller (4K
-// night-drive: 5.7 MB instead of 6.1 MB); flat, undithered ones need the runs (1.8 MB against
-// 3.7 MB). The trial costs under 2 % of the strip's time.
-int pick_strategy(const std::vector<std::uint8_t>& filtered, std::size_t sample, int level) {
-  return deflated_size(filtered, sample, level, Z_HUFFMAN_ONLY) <= deflated_size(filtered, sample, level, Z_RLE)
-             ? Z_HUFFMAN_ONLY
-             : Z_RLE;
-}
-
 struct Strip {
   int y0 = 0, y1 = 0;
   std::unique_ptr<Bytef[]> deflated;  // not zero-filled: only the bytes deflate writes are touched
+  std::size_t capacity = 0;
   std::size_t deflated_size = 0;
   uLong adler = 0;  // of the filtered bytes
   uLong crc = 0;    // of the deflated bytes, for the IDAT chunk's CRC (crc32_combine)
@@ -112,49 +94,106 @@ struct Strip {
 // filtered first, then deflated, cost 12 MB of page faults and memset per 4K strip).
 constexpr int kRowsPerBlock = 32;
 
-// Filters and deflates rows [y0, y1) of `bytes` (already in PNG byte order).
-void deflate_strip(const std::uint8_t* bytes, std::size_t row_bytes, int bpp, const PngEncoding& enc, bool last,
-                   Strip& s) {
+// Rows [y0, y1) of `bytes` (already in PNG byte order) filtered kRowsPerBlock at a time; each
+// block is handed to `deflate_block(data, size, final_block)`, which returns false on failure.
+template <typename DeflateBlock>
+void filter_strip(const std::uint8_t* bytes, std::size_t row_bytes, int bpp, PngFilter filter, Strip& s,
+                  DeflateBlock&& deflate_block) {
   const std::size_t filtered_row = row_bytes + 1;
   std::vector<std::uint8_t> block(filtered_row * kRowsPerBlock);
-  auto filter_block = [&](int y0, int y1) {
-    for (int y = y0; y < y1; ++y) {
-      const std::uint8_t* row = bytes + static_cast<std::size_t>(y) * row_bytes;
-      filter_row(enc.filter, row, y > 0 ? row - row_bytes : nullptr, row_bytes, bpp,
-                 block.data() + filtered_row * static_cast<std::size_t>(y - y0));
-    }
-    return filtered_row * static_cast<std::size_t>(y1 - y0);
-  };
-  int strategy = enc.strategy;
-  if (strategy == kRleOrHuffman) {
-    const std::size_t sample = filter_block(s.y0, std::min(s.y1, s.y0 + kRowsPerBlock));
-    strategy = pick_strategy(block, std::min(sample, filtered_row * 16), enc.level);
-  }
-  z_stream z{};
-  if (deflateInit2(&z, enc.level, Z_DEFLATED, -15, 8, strategy) != Z_OK) {
-    s.ok = false;
-    return;
-  }
   s.raw_bytes = filtered_row * static_cast<std::size_t>(s.y1 - s.y0);
-  const std::size_t capacity = deflateBound(&z, static_cast<uLong>(s.raw_bytes)) + 64;
-  s.deflated.reset(new Bytef[capacity]);
-  z.next_out = s.deflated.get();
-  z.avail_out = static_cast<uInt>(capacity);
   s.adler = adler32(0, nullptr, 0);
   for (int y = s.y0; y < s.y1 && s.ok; y += kRowsPerBlock) {
     const int y_end = std::min(s.y1, y + kRowsPerBlock);
-    const std::size_t size = filter_block(y, y_end);
-    s.adler = adler32_z(s.adler, block.data(), size);
-    z.next_in = block.data();
-    z.avail_in = static_cast<uInt>(size);
-    const bool final_block = y_end == s.y1;
-    const int flush = final_block ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH;
-    const int result = deflate(&z, flush);
-    s.ok = (final_block && last ? result == Z_STREAM_END : result == Z_OK) && z.avail_in == 0;
+    for (int r = y; r < y_end; ++r) {
+      const std::uint8_t* row = bytes + static_cast<std::size_t>(r) * row_bytes;
+      filter_row(filter, row, r > 0 ? row - row_bytes : nullptr, row_bytes, bpp,
+                 block.data() + filtered_row * static_cast<std::size_t>(r - y));
+    }
+    const std::size_t size = filtered_row * static_cast<std::size_t>(y_end - y);
+    s.adler = isal_adler32(static_cast<std::uint32_t>(s.adler), block.data(), size);
+    s.ok = deflate_block(block.data(), size, y_end == s.y1);
   }
+}
+
+// zlib: one deflate stream per strip, its size bounded in advance by deflateBound.
+void deflate_strip_zlib(const std::uint8_t* bytes, std::size_t row_bytes, int bpp, const PngEncoding& enc, bool last,
+                        Strip& s) {
+  z_stream z{};
+  if (deflateInit2(&z, enc.level, Z_DEFLATED, -15, 8, enc.strategy) != Z_OK) {
+    s.ok = false;
+    return;
+  }
+  const std::size_t raw = (row_bytes + 1) * static_cast<std::size_t>(s.y1 - s.y0);
+  s.capacity = deflateBound(&z, static_cast<uLong>(raw)) + 64;
+  s.deflated.reset(new Bytef[s.capacity]);
+  z.next_out = s.deflated.get();
+  z.avail_out = static_cast<uInt>(s.capacity);
+  filter_strip(bytes, row_bytes, bpp, enc.filter, s, [&](std::uint8_t* data, std::size_t size, bool final_block) {
+    z.next_in = data;
+    z.avail_in = static_cast<uInt>(size);
+    const int result = deflate(&z, final_block ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH);
+    return (final_block && last ? result == Z_STREAM_END : result == Z_OK) && z.avail_in == 0;
+  });
   s.deflated_size = z.total_out;
-  s.crc = crc32_z(crc32(0, nullptr, 0), s.deflated.get(), s.deflated_size);
   deflateEnd(&z);
+}
+
+// ISA-L: one raw deflate stream per strip (isal_deflate, stateful). Its output has no bound
+// computed in advance, so the buffer grows if a strip does not compress (first size: the
+// filtered bytes and an eighth; only the pages written are touched).
+void deflate_strip_isal(const std::uint8_t* bytes, std::size_t row_bytes, int bpp, const PngEncoding& enc, bool last,
+                        Strip& s) {
+  static constexpr std::uint32_t kLevelBuf[4] = {ISAL_DEF_LVL0_DEFAULT, ISAL_DEF_LVL1_DEFAULT, ISAL_DEF_LVL2_DEFAULT,
+                                                 ISAL_DEF_LVL3_DEFAULT};
+  if (enc.level < 0 || enc.level > 3 || enc.isal_hist_bits < 0 || enc.isal_hist_bits > 15) {
+    s.ok = false;
+    return;
+  }
+  auto stream = std::make_unique<isal_zstream>();  // ~100 KB of state: not on the thread's stack
+  isal_deflate_init(stream.get());
+  isal_zstream& z = *stream;
+  std::unique_ptr<std::uint8_t[]> level_buf(new std::uint8_t[std::max<std::uint32_t>(kLevelBuf[enc.level], 1)]);
+  z.level = static_cast<std::uint32_t>(enc.level);
+  z.level_buf = level_buf.get();
+  z.level_buf_size = kLevelBuf[enc.level];
+  z.hist_bits = static_cast<std::uint16_t>(enc.isal_hist_bits);
+  z.gzip_flag = IGZIP_DEFLATE;
+  const std::size_t raw = (row_bytes + 1) * static_cast<std::size_t>(s.y1 - s.y0);
+  s.capacity = raw + raw / 8 + 4096;
+  s.deflated.reset(new Bytef[s.capacity]);
+  filter_strip(bytes, row_bytes, bpp, enc.filter, s, [&](std::uint8_t* data, std::size_t size, bool final_block) {
+    z.next_in = data;
+    z.avail_in = static_cast<std::uint32_t>(size);
+    z.end_of_stream = final_block && last;
+    z.flush = final_block && !last ? SYNC_FLUSH : NO_FLUSH;
+    for (;;) {
+      if (s.capacity - z.total_out < 1024) {  // grow, keeping what was written
+        const std::size_t grown = s.capacity * 2;
+        std::unique_ptr<Bytef[]> bigger(new Bytef[grown]);
+        std::memcpy(bigger.get(), s.deflated.get(), z.total_out);
+        s.deflated = std::move(bigger);
+        s.capacity = grown;
+      }
+      z.next_out = s.deflated.get() + z.total_out;
+      z.avail_out = static_cast<std::uint32_t>(std::min<std::size_t>(s.capacity - z.total_out, UINT32_MAX));
+      if (isal_deflate(&z) != COMP_OK) return false;
+      // Done with this block once its input is taken and the output was not filled (isal_deflate's
+      // own condition for a flushed stream); at the end the stream must have reached its end.
+      if (z.avail_in == 0 && z.avail_out != 0) break;
+    }
+    return !(final_block && last) || z.internal_state.state == ZSTATE_END;
+  });
+  s.deflated_size = z.total_out;
+}
+
+void deflate_strip(const std::uint8_t* bytes, std::size_t row_bytes, int bpp, const PngEncoding& enc, bool last,
+                   Strip& s) {
+  if (enc.deflater == Deflater::isal)
+    deflate_strip_isal(bytes, row_bytes, bpp, enc, last, s);
+  else
+    deflate_strip_zlib(bytes, row_bytes, bpp, enc, last, s);
+  if (s.ok) s.crc = crc32_gzip_refl(0, s.deflated.get(), s.deflated_size);
 }
 
 }  // namespace
@@ -232,17 +271,22 @@ std::string encode_png(const OutputImage& image, const PngEncoding& enc) {
   return out;
 }
 
-// Chosen by measurement (bench/cpu/STILLS_NOTES.md, 4K night-drive, reinhard): the dither's
-// noise leaves deflate's string matching almost nothing to find, so at level 1 the Sub filter
-// with runs only (Z_RLE) or no matching at all (Z_HUFFMAN_ONLY), picked per strip, is faster
-// and smaller than libpng's default strategy with Paeth (5.7 MB instead of 8.0 MB dithered,
-// 1.8 MB instead of 2.6 MB without dither). Higher levels search for matches (default strategy,
-// Sub); 0 stores.
+// Chosen by measurement (bench/cpu/STILLS_NOTES.md, bench_codecs): the dither's noise leaves
+// deflate's string matching almost nothing to find. zlib's fastest was the Sub filter with runs
+// only (Z_RLE) or Huffman coding alone (5.66 MB for a dithered 4K frame, 1.83 MB undithered, in
+// 0.16 / 0.07 s on one thread here); ISA-L's level 1 with Sub and matches at most 2 bytes back
+// (hist_bits 1: runs, in effect) gives 5.81 / 1.76 MB in 0.05 / 0.02 s, and was as small or
+// smaller than both on the real images. Higher levels search for matches with zlib's default
+// strategy and Sub; 0 stores.
 PngEncoding png_encoding_for_level(int level) {
   PngEncoding enc;
   enc.level = level;
   enc.filter = level == 0 ? PngFilter::none : PngFilter::sub;
-  enc.strategy = level == 1 ? kRleOrHuffman : Z_DEFAULT_STRATEGY;
+  enc.strategy = Z_DEFAULT_STRATEGY;
+  if (level == 1) {
+    enc.deflater = Deflater::isal;
+    enc.isal_hist_bits = 1;
+  }
   return enc;
 }
 

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -374,25 +375,65 @@ TEST(IoRoundTrip, PngEightAndSixteenBit) {
   EXPECT_FALSE(io::write_png(dir.file("bad.png"), display_image(4, 4, 3, PixelType::u8), 10).ok());
 }
 
-// Every filter and strategy, on 1 to 5 strips (deflated on as many threads): the strips'
-// streams and Adler-32s must join into one PNG that libpng reads back exactly.
+// Every filter and zlib strategy, and every ISA-L level with short and long look-backs, on 1 to
+// 5 strips (deflated on as many threads): the strips' streams, Adler-32s and CRCs must join into
+// one PNG that libpng reads back exactly (it checks the chunk CRCs, zlib the Adler-32).
 TEST(IoRoundTrip, PngStripsFiltersAndStrategies) {
   TempDir dir;
-  const OutputImage image = display_image(37, 333, 3, PixelType::u8);
-  for (io::PngFilter filter : {io::PngFilter::none, io::PngFilter::sub, io::PngFilter::up, io::PngFilter::paeth})
-    for (int strategy : {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE, Z_HUFFMAN_ONLY, io::kRleOrHuffman})
-      for (int threads = 1; threads <= 5; ++threads) {
-        io::PngEncoding encoding;
-        encoding.filter = filter;
-        encoding.strategy = strategy;
-        encoding.threads = threads;
-        const std::string bytes = io::encode_png(image, encoding);
-        ASSERT_FALSE(bytes.empty());
-        ASSERT_TRUE(io::write_file_atomically(dir.file("s.png"), bytes).ok());
-        const DecodedPng png = read_png(dir.file("s.png"));
-        ASSERT_EQ(png.bytes, image.bytes) << "filter " << static_cast<int>(filter) << " strategy " << strategy
-                                          << " threads " << threads;
-      }
+  std::vector<io::PngEncoding> encodings;
+  for (int strategy : {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE, Z_HUFFMAN_ONLY}) {
+    io::PngEncoding e;
+    e.strategy = strategy;
+    encodings.push_back(e);
+  }
+  for (int level = 0; level <= 3; ++level)
+    for (int hist_bits : {0, 1, 2, 8}) {
+      io::PngEncoding e;
+      e.deflater = io::Deflater::isal;
+      e.level = level;
+      e.isal_hist_bits = hist_bits;
+      encodings.push_back(e);
+    }
+  for (const OutputImage& image : {display_image(37, 333, 3, PixelType::u8), display_image(19, 200, 4, PixelType::u16)})
+    for (io::PngFilter filter : {io::PngFilter::none, io::PngFilter::sub, io::PngFilter::up, io::PngFilter::paeth})
+      for (io::PngEncoding encoding : encodings)
+        for (int threads = 1; threads <= 5; ++threads) {
+          encoding.filter = filter;
+          encoding.threads = threads;
+          const std::string bytes = io::encode_png(image, encoding);
+          ASSERT_FALSE(bytes.empty());
+          ASSERT_TRUE(io::write_file_atomically(dir.file("s.png"), bytes).ok());
+          const DecodedPng png = read_png(dir.file("s.png"));
+          ASSERT_EQ(png.bytes, image.bytes)
+              << "filter " << static_cast<int>(filter) << " deflater " << static_cast<int>(encoding.deflater) << " level "
+              << encoding.level << " strategy " << encoding.strategy << " hist_bits " << encoding.isal_hist_bits
+              << " threads " << threads;
+        }
+}
+
+// Incompressible rows (random bytes, no filter) through ISA-L on 1 and 3 strips, and an
+// out-of-range ISA-L setting refused (an empty result, which write_png reports).
+TEST(IoRoundTrip, PngIsalIncompressibleAndBadSettings) {
+  TempDir dir;
+  OutputImage image;
+  image.allocate(301, 200, 3, PixelType::u8);
+  std::mt19937 rng(7);
+  for (auto& b : image.bytes) b = static_cast<std::uint8_t>(rng());
+  for (int threads : {1, 3}) {
+    io::PngEncoding e = io::png_encoding_for_level(1);
+    e.filter = io::PngFilter::none;
+    e.threads = threads;
+    const std::string bytes = io::encode_png(image, e);
+    ASSERT_FALSE(bytes.empty());
+    ASSERT_TRUE(io::write_file_atomically(dir.file("r.png"), bytes).ok());
+    EXPECT_EQ(read_png(dir.file("r.png")).bytes, image.bytes) << threads << " threads";
+  }
+  io::PngEncoding bad = io::png_encoding_for_level(1);
+  bad.level = 4;
+  EXPECT_TRUE(io::encode_png(image, bad).empty());
+  bad = io::png_encoding_for_level(1);
+  bad.isal_hist_bits = 16;
+  EXPECT_TRUE(io::encode_png(image, bad).empty());
 }
 
 TEST(IoRoundTrip, JpegReadsBackCloseAndDropsAlpha) {

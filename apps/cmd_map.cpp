@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "auto_select.hpp"
 #include "batch_pipeline.hpp"
@@ -99,6 +100,32 @@ Result<std::string> expand_pattern(const std::string& pattern, const std::string
   return out;
 }
 
+// `--backend auto` maps a small job on the CPU without starting CUDA: on a GPU host CUDA's
+// start-up and teardown (0.3-0.5 s) cost more than the CPU takes for a few images with a global
+// operator. Measured on a 16-core GPU host (bench/cpu/STILLS_NOTES.md, 2026-11-27): one 4K half
+// EXR -> PNG, whole process, 0.11 s on the cpu backend and 0.40 s on cuda; batches of 100,
+// 23 images/s on cpu and 33 on cuda. The two cross near 22 4K images, 11 megapixels a core; the
+// limit keeps to 8 (about one 4K image a core), so that slower cores stay on the side where the
+// CPU wins. A decision on the job's size, the operator and the machine's core count, not a race
+// with the start-up: the same command on the same machine always maps on the same backend.
+// Local operators, glare and --auto (many candidate maps an image) keep to the GPU.
+constexpr double kAutoCpuPixelsPerCore = 8e6;
+constexpr std::size_t kAutoCpuMaxFiles = 256;  // more files than this: not probed, the GPU
+
+bool auto_prefers_cpu(const std::vector<BatchJob>& jobs, const Params& params, const MapOptions& o) {
+  if (o.automatic || o.glare.strength > 0 || !o.devices.empty()) return false;
+  if (params.op().locality != Locality::global || jobs.size() > kAutoCpuMaxFiles) return false;
+  const double limit = kAutoCpuPixelsPerCore * std::max(1u, std::thread::hardware_concurrency());
+  double pixels = 0;
+  for (const BatchJob& job : jobs) {
+    // A file that cannot be probed fails in the batch with its own message, on either backend.
+    if (auto meta = io::probe_image(job.input); meta.ok())
+      pixels += static_cast<double>(meta->width) * static_cast<double>(meta->height);
+    if (pixels > limit) return false;
+  }
+  return true;
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   return fs::exists(b, ec) && fs::equivalent(a, b, ec);
@@ -114,23 +141,8 @@ int run_map(const MapOptions& o) {
   }
   auto params = prepare_params(o.op, settings);
   if (!params.ok()) return report(params.status());
-  // CUDA starts in the background, while the first files decode; `auto` is settled by the batch
-  // pipeline (glare and mapping of an image always on one backend). Without a device node,
-  // `cuda` fails here at once; a driver that fails to start fails each image with its reason.
-  auto resolved = begin_backend(o.backend);
-  if (!resolved.ok()) return report(resolved.status());
-  Backend backend = *resolved;
-  if (backend == Backend::automatic && !o.devices.empty()) {
-    auto checked = resolve_backend(o.backend);
-    if (!checked.ok()) return report(checked.status());
-    backend = *checked;
-  }
-  std::vector<int> devices;
-  if (!o.devices.empty()) {
-    auto parsed = parse_devices(o.devices, backend);
-    if (!parsed.ok()) return report(parsed.status());
-    devices = *parsed;
-  }
+  auto requested = parse_backend(o.backend);
+  if (!requested.ok()) return report(requested.status());
   if (o.quality < 1 || o.quality > 100) return report(invalid_argument("--jpeg-quality must be in [1, 100]"));
   if (o.png_level < 0 || o.png_level > 9) return report(invalid_argument("--png-level must be in [0, 9]"));
 
@@ -170,7 +182,27 @@ int run_map(const MapOptions& o) {
     if (same_file(j.input, j.output)) return report(invalid_argument(j.output + ": would overwrite its own input"));
   }
 
-  // 3. Read, map, write (apps/batch_pipeline.cpp). In batch mode a failing file is reported
+  // 3. The backend. CUDA starts in the background, while the first files decode; `auto` is
+  // settled by the batch pipeline (glare and mapping of an image always on one backend), or here
+  // for a small job (auto_prefers_cpu). Without a device node, `cuda` fails here at once; a
+  // driver that fails to start fails each image with its reason.
+  const bool small_job = *requested == Backend::automatic && auto_prefers_cpu(jobs, *params, o);
+  auto resolved = small_job ? Result<Backend>(Backend::cpu) : begin_backend(o.backend);
+  if (!resolved.ok()) return report(resolved.status());
+  Backend backend = *resolved;
+  if (backend == Backend::automatic && !o.devices.empty()) {
+    auto checked = resolve_backend(o.backend);
+    if (!checked.ok()) return report(checked.status());
+    backend = *checked;
+  }
+  std::vector<int> devices;
+  if (!o.devices.empty()) {
+    auto parsed = parse_devices(o.devices, backend);
+    if (!parsed.ok()) return report(parsed.status());
+    devices = *parsed;
+  }
+
+  // 4. Read, map, write (apps/batch_pipeline.cpp). In batch mode a failing file is reported
   // and the rest go on; the summary line counts both.
   BatchSettings run;
   run.params = &*params;
@@ -197,9 +229,11 @@ int run_map(const MapOptions& o) {
   if (o.summary && !jobs.empty()) {
     const double n = static_cast<double>(jobs.size());
     std::fprintf(stderr,
-                 "tonekit: %zu images in %.3f s (%.2f images/s); per image: decode %.1f ms (%d decoders), map %.1f ms, "
-                 "encode and write %.1f ms (%d encoders)\n",
+                 "tonekit: %zu images in %.3f s (%.2f images/s, %s); per image: decode %.1f ms (%d decoders), map %.1f "
+                 "ms, encode and write %.1f ms (%d encoders)\n",
                  jobs.size(), result.seconds, result.seconds > 0 ? n / result.seconds : 0.0,
+                 backend == Backend::cpu ? (small_job ? "cpu: auto, a small job" : "cpu")
+                                         : (backend == Backend::cuda || cuda_available() ? "cuda" : "cpu"),
                  1e3 * result.decode_seconds / n, result.decoders, 1e3 * result.map_seconds / n,
                  1e3 * result.write_seconds / n, result.encoders);
   }
@@ -218,8 +252,10 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--op", o->op, "operator id (see below)")->capture_default_str();
   cmd->add_option("--set", o->settings, "operator parameter NAME=VALUE (repeatable)")->allow_extra_args(false);
   cmd->add_option("--backend", o->backend,
-                  "cpu, cuda or auto (cuda when a GPU works; CUDA's start-up, ~0.4 s, runs while the first "
-                  "files decode; for one small image --backend cpu is faster end to end)")->capture_default_str();
+                  "cpu, cuda or auto: cuda when a GPU works (its start-up, 0.3-0.5 s, runs while the first files "
+                  "decode), except for a small job (a global operator, no glare or --auto, up to 8 megapixels a "
+                  "CPU core: about one 4K image a core), which the CPU finishes before CUDA would start")
+      ->capture_default_str();
   cmd->add_option("--devices", o->devices,
                   "CUDA devices to spread the images over, e.g. 0,1 (one mapping thread per GPU; backend cuda)");
   cmd->add_option("--bits", o->bits,

@@ -14,6 +14,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tonekit/io.hpp"
@@ -176,6 +177,36 @@ TEST_F(Cli, MapWritesEveryFormat) {
   ASSERT_EQ(run("map in.exr k.png --set key=0.05").code, 0);
   EXPECT_NE(slurp(dir_ / "k.png"), png);
   EXPECT_EQ(run("map in.exr k2.png --op reinhard --set key=0.05 --set saturation=0.8 --backend auto").code, 0);
+}
+
+// `--backend auto` maps a small job (a global operator, no glare or --auto, up to 8 megapixels a
+// CPU core, at most 256 files) on the CPU without starting CUDA, and --summary says so; one
+// image more, a local operator or glare go to the GPU when one works (else the CPU, unlabelled).
+TEST_F(Cli, AutoBackendKeepsSmallJobsOnTheCpu) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int side = cores <= 32 ? 1024 : 2048;
+  const long fit = static_cast<long>(8e6 * cores / (static_cast<double>(side) * side));
+  ASSERT_LT(fit + 1, 256) << "the file cap would decide first";
+  fs::create_directories(dir_ / "many");
+  ASSERT_EQ(run("synth night-drive many/a0.exr --size " + std::to_string(side) + "x" + std::to_string(side)).code, 0);
+  for (long i = 1; i < fit; ++i) fs::copy_file(dir_ / "many/a0.exr", dir_ / ("many/a" + std::to_string(i) + ".exr"));
+  const std::string small = "cpu: auto, a small job";
+  RunResult r = run("map many -o out/{name}.png --summary");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find(small), std::string::npos) << fit << " images of " << side << "^2 on " << cores << " cores: " << r.err;
+  fs::copy_file(dir_ / "many/a0.exr", dir_ / "many/b.exr");
+  r = run("map many -o out/{name}.png --summary");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find(small), std::string::npos) << fit + 1 << " images: " << r.err;
+  EXPECT_NE(r.err.find(cuda_available() ? "images/s, cuda)" : "images/s, cpu)"), std::string::npos) << r.err;
+
+  r = run("map in.exr one.png --summary");
+  EXPECT_NE(r.err.find(small), std::string::npos) << r.err;
+  for (const char* args : {" --op reinhard-sat", " --glare 0.1", " --backend cpu"}) {
+    r = run(std::string("map in.exr one.png --summary") + args);
+    ASSERT_EQ(r.code, 0) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find(small), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 TEST_F(Cli, MapUsageErrorsExitOneWithOneLine) {

@@ -1,5 +1,7 @@
-// OpenEXR reader on top of the OpenEXR 3.1 library. RGB(A) files go through the generic
-// FrameBuffer interface with FLOAT slices, so float and uint channels keep float precision and
+// OpenEXR reader on top of the OpenEXR 3.1 library. The usual render output (one scanline part,
+// ZIP or ZIPS, half or float R, G, B (A)) is decoded by exr_fast_reader.cpp (OpenEXRCore with
+// ISA-L's inflate); other files, and any it cannot decode, come here. RGB(A) files go through the
+// generic FrameBuffer interface with FLOAT slices, so float and uint channels keep float precision and
 // every compression, scanline or tiled layout (level 0 of mip-mapped files) and the first part
 // of multi-part files read the same way. Luminance/chroma files (Y, RY, BY, possibly subsampled)
 // go through Imf::RgbaInputFile, which reconstructs RGB from them (using the file's
@@ -17,6 +19,7 @@
 #include <mutex>
 #include <thread>
 
+#include "exr_fast_reader.hpp"
 #include "exr_headers.hpp"
 #include "exr_streams.hpp"
 #include "input_checks.hpp"
@@ -90,6 +93,24 @@ Result<Image> read_rgba_channels(const std::string& name, Imf::MultiPartInputFil
   return image;
 }
 
+// The fast path (exr_fast_reader.cpp: OpenEXRCore with ISA-L's inflate, for single-part ZIP
+// scanline RGB(A) files) into a float image of the data window; false leaves the file to
+// read_rgba_channels.
+bool read_rgba_fast(const std::uint8_t* data, std::size_t size, const Imf::Header& header, std::size_t parts,
+                    Result<Image>& image) {
+  if (parts != 1 || !has_channel(header, "R") || !has_channel(header, "G") || !has_channel(header, "B")) return false;
+  const Imath::Box2i& window = header.dataWindow();
+  const int width = window.max.x - window.min.x + 1;
+  const int height = window.max.y - window.min.y + 1;
+  const int channels = has_channel(header, "A") ? 4 : 3;
+  exr_threads();
+  Image fast(width, height, channels);
+  if (!read_exr_fast(data, size, PixelType::f32, width, height, channels, reinterpret_cast<std::uint8_t*>(fast.pixels.data())))
+    return false;
+  image = std::move(fast);
+  return true;
+}
+
 Result<Image> read_luminance_chroma(const std::string& name, const std::uint8_t* data, std::size_t size,
                                     const Imf::Header& header) {
   MemoryIStream stream(name, data, size);
@@ -128,7 +149,7 @@ Result<Image> decode(const std::string& name, const std::uint8_t* data, std::siz
   Result<Image> image = Status();
   if (is_luminance_chroma(header)) {
     image = read_luminance_chroma(name, data, size, header);
-  } else {
+  } else if (!read_rgba_fast(data, size, header, headers->parts.size(), image)) {
     stream.seekg(0);
     Imf::MultiPartInputFile file(stream, exr_threads());
     image = read_rgba_channels(name, file, header);
@@ -160,6 +181,10 @@ Result<HalfImage> decode_half(const std::string& name, const std::uint8_t* data,
   out.pixels.allocate(window.max.x - window.min.x + 1, window.max.y - window.min.y + 1, 4, PixelType::f16);
   constexpr std::size_t x_stride = 4 * sizeof(std::uint16_t);
   const std::size_t y_stride = x_stride * static_cast<std::size_t>(out.pixels.width);
+  exr_threads();
+  if (headers->parts.size() == 1 && has_channel(header, "R") && has_channel(header, "G") && has_channel(header, "B") &&
+      read_exr_fast(data, size, PixelType::f16, out.pixels.width, out.pixels.height, 4, out.pixels.bytes.data()))
+    return out;
   auto* base = reinterpret_cast<std::uint16_t*>(out.pixels.bytes.data());
   Imf::FrameBuffer frame_buffer;
   const char* const names[] = {"R", "G", "B", "A"};

@@ -1,0 +1,272 @@
+// The common OpenEXR file (one scanline part, ZIP or ZIPS, R, G, B and perhaps A, not
+// subsampled: what renderers and our own writer produce) read through OpenEXRCore's decode
+// pipeline, with its zlib inflate replaced by ISA-L's (the pipeline's decompress_fn, the
+// documented place for a custom decompressor) and the chunks spread over OpenEXR's global thread
+// pool. OpenEXRCore does the rest as for any file (header, chunk table, reads) but the last step:
+// its own unpackers for exactly interleaved RGBA (OpenEXR 3.1.5's reversed-order case) put the
+// channels in file order, A first, so the planar lines are interleaved here (unpack_and_convert_fn),
+// half widened by Imath as the C++ reader does. The C++ reader (exr_reader.cpp) reads every other kind of file and every file this path
+// refuses or fails on, and reports the errors. Measured: bench/cpu/STILLS_NOTES.md.
+#include "exr_fast_reader.hpp"
+
+#include <Imath/half.h>
+#include <OpenEXR/IlmThreadPool.h>
+#include <OpenEXR/openexr.h>
+#include <isa-l/igzip_lib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace tonekit::io {
+namespace {
+
+struct MemoryFile {
+  const std::uint8_t* data;
+  std::size_t size;
+};
+
+int64_t read_memory(exr_const_context_t, void* user, void* buffer, uint64_t size, uint64_t offset,
+                    exr_stream_error_func_ptr_t) {
+  const auto* file = static_cast<const MemoryFile*>(user);
+  if (offset >= file->size) return 0;
+  const uint64_t n = std::min<uint64_t>(size, file->size - offset);
+  std::memcpy(buffer, file->data + offset, n);
+  return static_cast<int64_t>(n);
+}
+
+int64_t memory_size(exr_const_context_t, void* user) { return static_cast<int64_t>(static_cast<const MemoryFile*>(user)->size); }
+
+// Errors end this path quietly: the C++ reader then reads the file again and reports them.
+void quiet(exr_const_context_t, exr_result_t, const char*) {}
+
+// OpenEXR's ZIP layout (OpenEXRCore's internal_zip.c, ImfZip.cpp): the bytes were split into
+// their even and odd halves and delta-coded before deflate; undone here after ISA-L's inflate.
+// `unpacked_buffer` is already allocated by the pipeline (or aliases the packed bytes when the
+// chunk was stored uncompressed, packed size == unpacked size: nothing to do, as in OpenEXRCore).
+exr_result_t isal_undo_zip(exr_decode_pipeline_t* decode) {
+  const uint64_t packed = decode->chunk.packed_size, unpacked = decode->chunk.unpacked_size;
+  if (packed == 0 || packed == unpacked) return EXR_ERR_SUCCESS;
+  if (decode->unpacked_buffer == nullptr || decode->packed_buffer == nullptr || packed > UINT32_MAX ||
+      unpacked > UINT32_MAX)
+    return EXR_ERR_CORRUPT_CHUNK;
+  thread_local std::vector<std::uint8_t> scratch;
+  if (scratch.size() < unpacked) scratch.resize(unpacked);
+  inflate_state state;
+  isal_inflate_init(&state);
+  state.crc_flag = ISAL_ZLIB;  // the zlib header and Adler-32 checked, as zlib's uncompress does
+  state.next_in = static_cast<std::uint8_t*>(decode->packed_buffer);
+  state.avail_in = static_cast<uint32_t>(packed);
+  state.next_out = scratch.data();
+  state.avail_out = static_cast<uint32_t>(unpacked);
+  if (isal_inflate_stateless(&state) != ISAL_DECOMP_OK || state.avail_out != 0) return EXR_ERR_CORRUPT_CHUNK;
+  std::uint8_t* t = scratch.data();
+  for (uint64_t i = 1; i < unpacked; ++i) t[i] = static_cast<std::uint8_t>(t[i - 1] + t[i] - 128);
+  auto* out = static_cast<std::uint8_t*>(decode->unpacked_buffer);
+  const std::uint8_t* even = t;
+  const std::uint8_t* odd = t + (unpacked + 1) / 2;
+  uint64_t i = 0;
+  for (; i + 1 < unpacked; i += 2) {
+    out[i] = *even++;
+    out[i + 1] = *odd++;
+  }
+  if (i < unpacked) out[i] = *even;
+  return EXR_ERR_SUCCESS;
+}
+
+struct Layout {
+  exr_const_context_t context;
+  int width;
+  int height;
+  int min_y;
+  int scanlines_per_chunk;
+  PixelType type;
+  int channels;
+  std::uint8_t* out;
+  std::atomic<bool>* failed;
+};
+
+int rgba_index(const char* name) {
+  if (std::strcmp(name, "R") == 0) return 0;
+  if (std::strcmp(name, "G") == 0) return 1;
+  if (std::strcmp(name, "B") == 0) return 2;
+  if (std::strcmp(name, "A") == 0) return 3;
+  return -1;
+}
+
+// The chunk's unpacked bytes (per line, each channel's samples in turn, little-endian) into the
+// interleaved output rows: halves copied or widened (Imath, as the C++ reader does), floats copied.
+exr_result_t unpack_interleaved(exr_decode_pipeline_t* decode) {
+  const Layout& l = *static_cast<const Layout*>(decode->decoding_user_data);
+  const std::size_t element = l.type == PixelType::f16 ? 2 : 4;
+  const std::size_t stride = element * static_cast<std::size_t>(l.channels);
+  const std::size_t row_bytes = stride * static_cast<std::size_t>(l.width);
+  const int first = decode->chunk.start_y - l.min_y, lines = decode->chunk.height;
+  std::size_t line_bytes = 0;
+  for (int k = 0; k < decode->channel_count; ++k) {
+    const exr_coding_channel_info_t& ch = decode->channels[k];
+    if (ch.width != l.width || ch.height != lines) return EXR_ERR_CORRUPT_CHUNK;
+    line_bytes += static_cast<std::size_t>(ch.width) * static_cast<std::size_t>(ch.bytes_per_element);
+  }
+  if (first < 0 || lines < 0 || first + lines > l.height || decode->unpacked_buffer == nullptr ||
+      line_bytes * static_cast<std::size_t>(lines) != decode->chunk.unpacked_size)
+    return EXR_ERR_CORRUPT_CHUNK;
+  const auto* src = static_cast<const std::uint8_t*>(decode->unpacked_buffer);
+  for (int y = 0; y < lines; ++y) {
+    std::uint8_t* row = l.out + static_cast<std::size_t>(first + y) * row_bytes;
+    for (int k = 0; k < decode->channel_count; ++k) {
+      const exr_coding_channel_info_t& ch = decode->channels[k];
+      const int index = rgba_index(ch.channel_name);
+      const std::size_t n = static_cast<std::size_t>(ch.width);
+      if (index >= 0 && index < l.channels) {
+        std::uint8_t* dst = row + static_cast<std::size_t>(index) * element;
+        if (ch.data_type == EXR_PIXEL_HALF && element == 2) {
+          for (std::size_t x = 0; x < n; ++x) std::memcpy(dst + x * stride, src + 2 * x, 2);
+        } else if (ch.data_type == EXR_PIXEL_HALF) {
+          for (std::size_t x = 0; x < n; ++x) {
+            std::uint16_t bits;
+            std::memcpy(&bits, src + 2 * x, 2);
+            const float v = imath_half_to_float(bits);
+            std::memcpy(dst + x * stride, &v, 4);
+          }
+        } else if (ch.data_type == EXR_PIXEL_FLOAT && element == 4) {
+          for (std::size_t x = 0; x < n; ++x) std::memcpy(dst + x * stride, src + 4 * x, 4);
+        } else {
+          return EXR_ERR_CORRUPT_CHUNK;  // refused before decoding starts; never reached
+        }
+      }
+      src += n * static_cast<std::size_t>(ch.bytes_per_element);
+    }
+  }
+  return EXR_ERR_SUCCESS;
+}
+
+// Decodes chunks [first, last) with one pipeline of its own.
+void decode_chunks(const Layout& l, int first, int last) {
+  const std::size_t element = l.type == PixelType::f16 ? 2 : 4;
+  const std::size_t pixel = element * static_cast<std::size_t>(l.channels);
+  const std::size_t row = pixel * static_cast<std::size_t>(l.width);
+  exr_decode_pipeline_t decode = EXR_DECODE_PIPELINE_INITIALIZER;
+  bool initialised = false;
+  for (int c = first; c < last && !l.failed->load(std::memory_order_relaxed); ++c) {
+    exr_chunk_info_t info;
+    bool ok = exr_read_scanline_chunk_info(l.context, 0, l.min_y + c * l.scanlines_per_chunk, &info) == EXR_ERR_SUCCESS;
+    if (ok) ok = (initialised ? exr_decoding_update(l.context, 0, &info, &decode)
+                              : exr_decoding_initialize(l.context, 0, &info, &decode)) == EXR_ERR_SUCCESS;
+    if (ok && !initialised) {
+      // The default routines give the pipeline its reader and decompressor; both the
+      // decompressor and the unpacker are then replaced. Every channel gets a valid pointer so
+      // that the choice succeeds; unpack_interleaved writes the output itself.
+      for (int k = 0; k < decode.channel_count; ++k) {
+        exr_coding_channel_info_t& ch = decode.channels[k];
+        ch.decode_to_ptr = l.out;
+        ch.user_pixel_stride = static_cast<int32_t>(pixel);
+        ch.user_line_stride = static_cast<int32_t>(row);
+        ch.user_bytes_per_element = static_cast<int16_t>(element);
+        ch.user_data_type = static_cast<uint16_t>(l.type == PixelType::f16 ? EXR_PIXEL_HALF : EXR_PIXEL_FLOAT);
+      }
+      ok = exr_decoding_choose_default_routines(l.context, 0, &decode) == EXR_ERR_SUCCESS;
+      initialised = true;
+    }
+    decode.decoding_user_data = const_cast<Layout*>(&l);
+    decode.unpack_and_convert_fn = unpack_interleaved;
+    if (ok && decode.decompress_fn != nullptr) decode.decompress_fn = isal_undo_zip;
+    if (ok) ok = exr_decoding_run(l.context, 0, &decode) == EXR_ERR_SUCCESS;
+    if (!ok) l.failed->store(true);
+  }
+  exr_decoding_destroy(l.context, &decode);
+}
+
+class ChunkTask : public IlmThread::Task {
+ public:
+  ChunkTask(IlmThread::TaskGroup* group, const Layout& layout, int first, int last)
+      : Task(group), layout_(layout), first_(first), last_(last) {}
+  void execute() override { decode_chunks(layout_, first_, last_); }
+
+ private:
+  Layout layout_;
+  int first_, last_;
+};
+
+struct ContextCloser {
+  void operator()(exr_context_t c) const { exr_finish(&c); }
+};
+
+}  // namespace
+
+bool read_exr_fast(const std::uint8_t* data, std::size_t size, PixelType type, int width, int height, int channels,
+                   std::uint8_t* out) {
+  if ((type != PixelType::f16 && type != PixelType::f32) || channels < 3 || channels > 4) return false;
+  if constexpr (std::endian::native != std::endian::little) return false;  // the unpacker reads little-endian
+  MemoryFile file{data, size};
+  exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+  init.user_data = &file;
+  init.read_fn = read_memory;
+  init.size_fn = memory_size;
+  init.error_handler_fn = quiet;
+  exr_context_t raw = nullptr;
+  if (exr_start_read(&raw, "memory", &init) != EXR_ERR_SUCCESS) {
+    if (raw != nullptr) exr_finish(&raw);
+    return false;
+  }
+  std::unique_ptr<_priv_exr_context_t, ContextCloser> context(raw);
+
+  int parts = 0;
+  exr_storage_t storage;
+  exr_compression_t compression;
+  exr_attr_box2i_t window;
+  const exr_attr_chlist_t* list = nullptr;
+  int32_t chunks = 0, per_chunk = 0;
+  if (exr_get_count(raw, &parts) != EXR_ERR_SUCCESS || parts != 1) return false;
+  if (exr_get_storage(raw, 0, &storage) != EXR_ERR_SUCCESS || storage != EXR_STORAGE_SCANLINE) return false;
+  if (exr_get_compression(raw, 0, &compression) != EXR_ERR_SUCCESS ||
+      (compression != EXR_COMPRESSION_ZIP && compression != EXR_COMPRESSION_ZIPS))
+    return false;
+  if (exr_get_data_window(raw, 0, &window) != EXR_ERR_SUCCESS || window.max.x - window.min.x + 1 != width ||
+      window.max.y - window.min.y + 1 != height)
+    return false;
+  if (exr_get_channels(raw, 0, &list) != EXR_ERR_SUCCESS || list == nullptr) return false;
+  bool present[4] = {};
+  for (int i = 0; i < list->num_channels; ++i) {
+    const exr_attr_chlist_entry_t& e = list->entries[i];
+    const char* names[4] = {"R", "G", "B", "A"};
+    for (int c = 0; c < 4; ++c) {
+      if (std::strcmp(e.name.str, names[c]) != 0) continue;
+      present[c] = true;
+      if (e.x_sampling != 1 || e.y_sampling != 1) return false;
+      if (e.pixel_type != EXR_PIXEL_HALF && (type == PixelType::f16 || e.pixel_type != EXR_PIXEL_FLOAT)) return false;
+    }
+  }
+  // R, G and B all there; A there exactly when the caller's layout has it (a half RGBA output
+  // of a file without alpha gets its alpha filled below).
+  if (!present[0] || !present[1] || !present[2]) return false;
+  if (channels == 4 && !present[3] && type != PixelType::f16) return false;
+  if (exr_get_chunk_count(raw, 0, &chunks) != EXR_ERR_SUCCESS || chunks <= 0) return false;
+  if (exr_get_scanlines_per_chunk(raw, 0, &per_chunk) != EXR_ERR_SUCCESS || per_chunk <= 0) return false;
+
+  std::atomic<bool> failed{false};
+  const Layout layout{raw, width, height, window.min.y, per_chunk, type, channels, out, &failed};
+  {
+    // As many tasks as the pool has threads (the pool starts empty: exr_reader.cpp gives it one
+    // thread per core; with none, addGlobalTask runs each task at once, here).
+    const int threads = std::max(1, IlmThread::ThreadPool::globalThreadPool().numThreads());
+    const int tasks = std::min(chunks, threads);
+    IlmThread::TaskGroup group;  // its destructor waits for the tasks
+    for (int t = 0; t < tasks; ++t)
+      IlmThread::ThreadPool::addGlobalTask(new ChunkTask(&group, layout,
+                                                         static_cast<int>(static_cast<long long>(chunks) * t / tasks),
+                                                         static_cast<int>(static_cast<long long>(chunks) * (t + 1) / tasks)));
+  }
+  if (failed.load()) return false;
+  if (channels == 4 && !present[3]) {  // half RGBA of an RGB file: opaque alpha, 1.0
+    auto* h = reinterpret_cast<std::uint16_t*>(out);
+    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    for (std::size_t i = 0; i < n; ++i) h[4 * i + 3] = 0x3C00;
+  }
+  return true;
+}
+
+}  // namespace tonekit::io

@@ -85,6 +85,7 @@ struct Layout {
   int scanlines_per_chunk;
   PixelType type;
   int channels;
+  bool fill_alpha;  // half RGBA out of a file without A: alpha 1.0, written with each line
   std::uint8_t* out;
   std::atomic<bool>* failed;
 };
@@ -117,6 +118,10 @@ exr_result_t unpack_interleaved(exr_decode_pipeline_t* decode) {
   const auto* src = static_cast<const std::uint8_t*>(decode->unpacked_buffer);
   for (int y = 0; y < lines; ++y) {
     std::uint8_t* row = l.out + static_cast<std::size_t>(first + y) * row_bytes;
+    if (l.fill_alpha) {
+      const std::uint16_t one = 0x3C00;  // half 1.0
+      for (int x = 0; x < l.width; ++x) std::memcpy(row + static_cast<std::size_t>(x) * stride + 3 * element, &one, 2);
+    }
     for (int k = 0; k < decode->channel_count; ++k) {
       const exr_coding_channel_info_t& ch = decode->channels[k];
       const int index = rgba_index(ch.channel_name);
@@ -248,7 +253,8 @@ bool read_exr_fast(const std::uint8_t* data, std::size_t size, PixelType type, i
   if (exr_get_scanlines_per_chunk(raw, 0, &per_chunk) != EXR_ERR_SUCCESS || per_chunk <= 0) return false;
 
   std::atomic<bool> failed{false};
-  const Layout layout{raw, width, height, window.min.y, per_chunk, type, channels, out, &failed};
+  const bool fill_alpha = channels == 4 && !present[3];
+  const Layout layout{raw, width, height, window.min.y, per_chunk, type, channels, fill_alpha, out, &failed};
   {
     // As many tasks as the pool has threads (the pool starts empty: exr_reader.cpp gives it one
     // thread per core; with none, addGlobalTask runs each task at once, here).
@@ -260,13 +266,7 @@ bool read_exr_fast(const std::uint8_t* data, std::size_t size, PixelType type, i
                                                          static_cast<int>(static_cast<long long>(chunks) * t / tasks),
                                                          static_cast<int>(static_cast<long long>(chunks) * (t + 1) / tasks)));
   }
-  if (failed.load()) return false;
-  if (channels == 4 && !present[3]) {  // half RGBA of an RGB file: opaque alpha, 1.0
-    auto* h = reinterpret_cast<std::uint16_t*>(out);
-    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-    for (std::size_t i = 0; i < n; ++i) h[4 * i + 3] = 0x3C00;
-  }
-  return true;
+  return !failed.load();
 }
 
 }  // namespace tonekit::io

@@ -154,7 +154,7 @@ void decode_chunks(const Layout& l, int first, int last) {
   const std::size_t element = l.type == PixelType::f16 ? 2 : 4;
   const std::size_t pixel = element * static_cast<std::size_t>(l.channels);
   const std::size_t row = pixel * static_cast<std::size_t>(l.width);
-  exr_decode_pipeline_t decode = EXR_DECODE_PIPELINE_INITIALIZER;
+  exr_decode_pipeline_t decode{};  // all zero, as EXR_DECODE_PIPELINE_INITIALIZER (which clang flags)
   bool initialised = false;
   for (int c = first; c < last && !l.failed->load(std::memory_order_relaxed); ++c) {
     exr_chunk_info_t info;

@@ -26,6 +26,9 @@ struct HalfImage {
   int file_channels = 3;
 };
 Result<HalfImage> read_half_rgba(const std::string& path);
+// The same into `into`, reusing its buffer when it has the room (a batch's decoders: no fresh
+// 66 MB zero-filled for each 4K image). On failure `into` holds no image.
+Status read_half_rgba(const std::string& path, HalfImage& into);
 
 // Reads a PNG display image as stored: 8- or 16-bit code values (no gamma applied), RGB or
 // RGBA (grey and palette expanded). Tone-mapped outputs read back for the quality metrics.

@@ -69,7 +69,7 @@ Status tone_map(const ImageView& input, const Params& params, OutputFormat forma
   auto b = host_request(input, format, backend);
   if (!b.ok()) return b.status();
   if (*b == Backend::cuda) return cuda_entry::tone_map_host(input, params, format, out, stats, timings);
-  out.allocate(input.width, input.height, format.channels, format.type);
+  out.allocate_for_overwrite(input.width, input.height, format.channels, format.type);  // every byte is written
   return cpu::tone_map(input, params, out.view(), stats, timings);
 }
 
@@ -86,7 +86,7 @@ Status tone_map_temporal(const ImageView& input, const Params& params, OutputFor
   // The state changes only if the frame maps: a failure leaves the caller's as it was.
   TemporalState next = state;
   const cpu::CurveStatsHook hook = [&](const FrameStats& own) { return temporal_update(next, own, temporal, dt); };
-  out.allocate(input.width, input.height, format.channels, format.type);
+  out.allocate_for_overwrite(input.width, input.height, format.channels, format.type);  // every byte is written
   if (Status s = cpu::tone_map(input, params, out.view(), stats, timings, &hook); !s.ok()) return s;
   state = next;
   return {};

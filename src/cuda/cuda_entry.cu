@@ -254,7 +254,7 @@ Status tone_map_host(const ImageView& input, const Params& params, OutputFormat 
   } else if (Status s = f.mapper->set_temporal(false, TemporalParams{}); !s.ok()) {
     return s;
   }
-  out.allocate(input.width, input.height, format.channels, format.type);
+  out.allocate_for_overwrite(input.width, input.height, format.channels, format.type);  // every byte is written
   const std::size_t row_bytes = input.pixel_bytes() * static_cast<std::size_t>(input.width);
   TK_CUDA_CHECK(cudaMemcpy2DAsync(f.d_in, row_bytes, input.data, input.stride(), row_bytes, static_cast<std::size_t>(input.height),
                                   cudaMemcpyHostToDevice, f.stream));

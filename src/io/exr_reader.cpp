@@ -162,7 +162,10 @@ Result<Image> decode(const std::string& name, const std::uint8_t* data, std::siz
 }
 
 // A half RGB(A) file into half RGBA: the same FrameBuffer read with HALF slices, no widening.
-Result<HalfImage> decode_half(const std::string& name, const std::uint8_t* data, std::size_t size, const ReadLimits& limits) {
+// Both paths write every byte of `out` (absent channels get their fill values), so its buffer is
+// reused as it is.
+Status decode_half(const std::string& name, const std::uint8_t* data, std::size_t size, const ReadLimits& limits,
+                   HalfImage& out) {
   MemoryIStream stream(name, data, size);
   auto headers = read_exr_headers(name, stream, size, limits);
   if (!headers.ok()) return headers.status();
@@ -176,15 +179,14 @@ Result<HalfImage> decode_half(const std::string& name, const std::uint8_t* data,
       return unsupported(name + ": OpenEXR channel " + channel_name + " is subsampled, which is not supported");
   }
   const Imath::Box2i& window = header.dataWindow();
-  HalfImage out;
   out.file_channels = has_channel(header, "A") ? 4 : 3;
-  out.pixels.allocate(window.max.x - window.min.x + 1, window.max.y - window.min.y + 1, 4, PixelType::f16);
+  out.pixels.allocate_for_overwrite(window.max.x - window.min.x + 1, window.max.y - window.min.y + 1, 4, PixelType::f16);
   constexpr std::size_t x_stride = 4 * sizeof(std::uint16_t);
   const std::size_t y_stride = x_stride * static_cast<std::size_t>(out.pixels.width);
   exr_threads();
   if (headers->parts.size() == 1 && has_channel(header, "R") && has_channel(header, "G") && has_channel(header, "B") &&
       read_exr_fast(data, size, PixelType::f16, out.pixels.width, out.pixels.height, 4, out.pixels.bytes.data()))
-    return out;
+    return {};
   auto* base = reinterpret_cast<std::uint16_t*>(out.pixels.bytes.data());
   Imf::FrameBuffer frame_buffer;
   const char* const names[] = {"R", "G", "B", "A"};
@@ -195,18 +197,28 @@ Result<HalfImage> decode_half(const std::string& name, const std::uint8_t* data,
   Imf::InputPart part(file, 0);
   part.setFrameBuffer(frame_buffer);
   part.readPixels(window.min.y, window.max.y);
-  return out;
+  return {};
 }
 
 }  // namespace
 
+Status read_exr_half_memory(const std::string& name, const std::uint8_t* data, std::size_t size, const ReadLimits& limits,
+                            HalfImage& out) {
+  Status status;
+  try {
+    status = decode_half(name, data, size, limits, out);
+  } catch (...) {
+    status = exr_exception_status(name);
+  }
+  if (!status.ok()) out = HalfImage();
+  return status;
+}
+
 Result<HalfImage> read_exr_half_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
                                        const ReadLimits& limits) {
-  try {
-    return decode_half(name, data, size, limits);
-  } catch (...) {
-    return exr_exception_status(name);
-  }
+  HalfImage out;
+  if (Status s = read_exr_half_memory(name, data, size, limits, out); !s.ok()) return s;
+  return out;
 }
 
 Result<Image> read_exr_memory(const std::string& name, const std::uint8_t* data, std::size_t size,

@@ -101,20 +101,32 @@ Result<Image> read_image(const std::string& path) {
   }
 }
 
-Result<HalfImage> read_half_rgba(const std::string& path) {
+Status read_half_rgba(const std::string& path, HalfImage& into) {
+  Status status;
   try {
     auto prefix = read_file_prefix(path, 4);
-    if (!prefix.ok()) return prefix.status();
-    if (detect_format(prefix->bytes.data(), prefix->bytes.size()) != FileFormat::exr)
-      return unsupported(path + ": not an OpenEXR file");
-    auto file = read_file_bytes(path);
-    if (!file.ok()) return file.status();
-    return read_exr_half_memory(path, file->bytes.data(), file->bytes.size());
+    if (!prefix.ok()) {
+      status = prefix.status();
+    } else if (detect_format(prefix->bytes.data(), prefix->bytes.size()) != FileFormat::exr) {
+      status = unsupported(path + ": not an OpenEXR file");
+    } else {
+      auto file = read_file_bytes(path);
+      status = file.ok() ? read_exr_half_memory(path, file->bytes.data(), file->bytes.size(), ReadLimits{}, into)
+                         : file.status();
+    }
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::out_of_memory, path + ": out of memory while reading");
+    status = Status(StatusCode::out_of_memory, path + ": out of memory while reading");
   } catch (const std::exception& e) {
-    return Status(StatusCode::runtime_error, path + ": " + one_line(e.what()));
+    status = Status(StatusCode::runtime_error, path + ": " + one_line(e.what()));
   }
+  if (!status.ok()) into = HalfImage();
+  return status;
+}
+
+Result<HalfImage> read_half_rgba(const std::string& path) {
+  HalfImage out;
+  if (Status s = read_half_rgba(path, out); !s.ok()) return s;
+  return out;
 }
 
 Result<ImageMetadata> probe_image(const std::string& path) {

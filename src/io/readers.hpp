@@ -33,6 +33,9 @@ Result<Image> read_exr_memory(const std::string& name, const std::uint8_t* data,
 // io::read_half_rgba); anything else is `unsupported`, for read_exr_memory to read.
 Result<HalfImage> read_exr_half_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
                                        const ReadLimits& limits = {});
+// The same into `out`, reusing its buffer (every byte is written; on failure `out` holds no image).
+Status read_exr_half_memory(const std::string& name, const std::uint8_t* data, std::size_t size, const ReadLimits& limits,
+                            HalfImage& out);
 Result<Image> read_rgbe_memory(const std::string& name, const std::uint8_t* data, std::size_t size,
                                const ReadLimits& limits = {});
 Result<Image> read_pfm_memory(const std::string& name, const std::uint8_t* data, std::size_t size,

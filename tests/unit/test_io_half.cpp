@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <OpenEXR/ImfRgbaFile.h>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/half.hpp"
 #include "tonekit/io.hpp"
@@ -102,6 +106,54 @@ TEST_F(IoHalf, OtherFilesAreUnsupportedOrFailAsTheirReadersDo) {
   }
   auto missing = io::read_half_rgba(path("missing.exr"));
   EXPECT_FALSE(missing.ok());
+}
+
+// read_half_rgba into a buffer that held another image (the batch's decoders reuse them): the
+// bytes of a fresh read, whatever was there, larger or smaller, RGB after RGBA (alpha refilled
+// with 1), through the fast path (ZIP) and the C++ one (PIZ); a failed read leaves no image. And
+// tone_map into a reused, poisoned output: the bytes of a fresh output.
+TEST_F(IoHalf, ReadsIntoReusedBuffersAsIntoFreshOnes) {
+  struct File {
+    const char* name;
+    int w, h, channels;
+    Imf::Compression compression;
+  };
+  const File files[] = {{"a.exr", 64, 40, 4, Imf::ZIP_COMPRESSION},
+                        {"b.exr", 64, 40, 3, Imf::ZIP_COMPRESSION},
+                        {"c.exr", 17, 5, 3, Imf::PIZ_COMPRESSION},
+                        {"d.exr", 90, 61, 4, Imf::ZIPS_COMPRESSION}};
+  io::HalfImage reused;
+  const Params params = prepare_params("reinhard").value();
+  OutputImage out;
+  for (const File& f : files) {
+    {
+      const Image image = scene(f.w, f.h, f.channels, 40 + f.w);
+      std::vector<Imf::Rgba> rgba(static_cast<std::size_t>(f.w) * f.h);
+      for (std::size_t i = 0; i < rgba.size(); ++i)
+        rgba[i] = Imf::Rgba(image.pixels[i * f.channels], image.pixels[i * f.channels + 1], image.pixels[i * f.channels + 2],
+                            f.channels == 4 ? image.pixels[i * f.channels + 3] : 1.0f);
+      Imf::RgbaOutputFile file(path(f.name).c_str(), f.w, f.h, f.channels == 4 ? Imf::WRITE_RGBA : Imf::WRITE_RGB, 1.0f,
+                               Imath::V2f(0, 0), 1.0f, Imf::INCREASING_Y, f.compression);
+      file.setFrameBuffer(rgba.data(), 1, static_cast<std::size_t>(f.w));
+      file.writePixels(f.h);
+    }
+    if (!reused.pixels.bytes.empty())  // poison what an earlier image left
+      std::fill(reused.pixels.bytes.begin(), reused.pixels.bytes.end(), std::uint8_t{0xA5});
+    ASSERT_TRUE(io::read_half_rgba(path(f.name), reused).ok()) << f.name;
+    auto fresh = io::read_half_rgba(path(f.name));
+    ASSERT_TRUE(fresh.ok()) << f.name;
+    EXPECT_EQ(reused.file_channels, fresh->file_channels) << f.name;
+    EXPECT_EQ(reused.pixels.width, f.w);
+    EXPECT_EQ(reused.pixels.height, f.h);
+    EXPECT_TRUE(reused.pixels.bytes == fresh->pixels.bytes) << f.name;
+    std::fill(out.bytes.begin(), out.bytes.end(), std::uint8_t{0xA5});
+    OutputImage fresh_out;
+    ASSERT_TRUE(tone_map(reused.pixels.view(), params, {PixelType::u8, f.channels}, Backend::cpu, out).ok());
+    ASSERT_TRUE(tone_map(fresh->pixels.view(), params, {PixelType::u8, f.channels}, Backend::cpu, fresh_out).ok());
+    EXPECT_TRUE(out.bytes == fresh_out.bytes) << f.name;
+  }
+  EXPECT_FALSE(io::read_half_rgba(path("missing.exr"), reused).ok());
+  EXPECT_TRUE(reused.pixels.bytes.empty()) << "a failed read leaves no image";
 }
 
 TEST_F(IoHalf, HalfViewMapsToTheFloatImagesBytes) {

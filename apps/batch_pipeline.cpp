@@ -123,10 +123,13 @@ class Pipeline {
     pool.pop_back();
     return t;
   }
+  static bool holds_memory(const OutputImage& o) { return o.bytes.capacity() > 0; }
+  static bool holds_memory(const io::HalfImage& h) { return h.pixels.bytes.capacity() > 0; }
   template <class T>
   void give_back(std::vector<T>& pool, T&& t) {
     T local = std::move(t);
     t = T();
+    if (!holds_memory(local)) return;  // a failed image's: nothing to reuse
     std::lock_guard lock(pool_mutex_);
     if (pool.size() < static_cast<std::size_t>(settings_.max_in_flight)) pool.push_back(std::move(local));
   }

@@ -2,11 +2,12 @@
 // subsampled: what renderers and our own writer produce) read through OpenEXRCore's decode
 // pipeline, with its zlib inflate replaced by ISA-L's (the pipeline's decompress_fn, the
 // documented place for a custom decompressor) and the chunks spread over OpenEXR's global thread
-// pool. OpenEXRCore does the rest as for any file (header, chunk table, reads) but the last step:
-// its own unpackers for exactly interleaved RGBA (OpenEXR 3.1.5's reversed-order case) put the
-// channels in file order, A first, so the planar lines are interleaved here (unpack_and_convert_fn),
-// half widened by Imath as the C++ reader does. The C++ reader (exr_reader.cpp) reads every other kind of file and every file this path
-// refuses or fails on, and reports the errors. Measured: bench/cpu/STILLS_NOTES.md.
+// pool. OpenEXRCore does the rest as for any file (header, chunk table, reads) but the last
+// step: its own unpacker for exactly interleaved RGBA (OpenEXR 3.1.5's reversed-order case) puts
+// the channels in file order, A first, so the planar lines are interleaved here
+// (unpack_and_convert_fn), halves widened by Imath as the C++ reader does. The C++ reader
+// (exr_reader.cpp) reads every other kind of file, and every file this path refuses or fails on,
+// and reports the errors. Measured: bench/cpu/STILLS_NOTES.md.
 #include "exr_fast_reader.hpp"
 
 #include <Imath/half.h>

@@ -93,17 +93,23 @@ Result<Image> read_rgba_channels(const std::string& name, Imf::MultiPartInputFil
   return image;
 }
 
-// The fast path (exr_fast_reader.cpp: OpenEXRCore with ISA-L's inflate, for single-part ZIP
-// scanline RGB(A) files) into a float image of the data window; false leaves the file to
+// Whether the fast path (exr_fast_reader.cpp: OpenEXRCore with ISA-L's inflate) may take the
+// file: one part with R, G and B (it checks the rest itself). Its chunks run on OpenEXR's pool.
+bool fast_path_candidate(const Imf::Header& header, std::size_t parts) {
+  if (parts != 1 || !has_channel(header, "R") || !has_channel(header, "G") || !has_channel(header, "B")) return false;
+  exr_threads();
+  return true;
+}
+
+// The fast path into a float image of the data window; false leaves the file to
 // read_rgba_channels.
 bool read_rgba_fast(const std::uint8_t* data, std::size_t size, const Imf::Header& header, std::size_t parts,
                     Result<Image>& image) {
-  if (parts != 1 || !has_channel(header, "R") || !has_channel(header, "G") || !has_channel(header, "B")) return false;
+  if (!fast_path_candidate(header, parts)) return false;
   const Imath::Box2i& window = header.dataWindow();
   const int width = window.max.x - window.min.x + 1;
   const int height = window.max.y - window.min.y + 1;
   const int channels = has_channel(header, "A") ? 4 : 3;
-  exr_threads();
   Image fast(width, height, channels);
   if (!read_exr_fast(data, size, PixelType::f32, width, height, channels, reinterpret_cast<std::uint8_t*>(fast.pixels.data())))
     return false;
@@ -181,12 +187,11 @@ Status decode_half(const std::string& name, const std::uint8_t* data, std::size_
   const Imath::Box2i& window = header.dataWindow();
   out.file_channels = has_channel(header, "A") ? 4 : 3;
   out.pixels.allocate_for_overwrite(window.max.x - window.min.x + 1, window.max.y - window.min.y + 1, 4, PixelType::f16);
-  constexpr std::size_t x_stride = 4 * sizeof(std::uint16_t);
-  const std::size_t y_stride = x_stride * static_cast<std::size_t>(out.pixels.width);
-  exr_threads();
-  if (headers->parts.size() == 1 && has_channel(header, "R") && has_channel(header, "G") && has_channel(header, "B") &&
+  if (fast_path_candidate(header, headers->parts.size()) &&
       read_exr_fast(data, size, PixelType::f16, out.pixels.width, out.pixels.height, 4, out.pixels.bytes.data()))
     return {};
+  constexpr std::size_t x_stride = 4 * sizeof(std::uint16_t);
+  const std::size_t y_stride = x_stride * static_cast<std::size_t>(out.pixels.width);
   auto* base = reinterpret_cast<std::uint16_t*>(out.pixels.bytes.data());
   Imf::FrameBuffer frame_buffer;
   const char* const names[] = {"R", "G", "B", "A"};

@@ -308,18 +308,33 @@ struct DeviceTables {
   const core::LerpPair* oetf = nullptr;
 };
 
-Status device_tables(DeviceTables& t) {
+// `value` for the current device: make(device, value) the first time on each device (a
+// non-zero result), the kept one after. `Tag` gives each cache its own statics.
+template <class Tag, class T, class Make>
+Status once_per_device(T& value, Make&& make) {
   static std::mutex mutex;
-  static std::vector<bool> ready;
+  static std::vector<T> values;
   int device = 0;
   TK_CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lock(mutex);
-  if (ready.size() <= static_cast<std::size_t>(device)) ready.resize(device + 1, false);
-  if (!ready[device]) {
-    TK_CUDA_CHECK(cudaMemcpyToSymbol(g_pq_pairs, core::pq_eotf_pairs_host(), sizeof g_pq_pairs));
-    TK_CUDA_CHECK(cudaMemcpyToSymbol(g_oetf_pairs, core::bt709_oetf_pairs_host(), sizeof g_oetf_pairs));
-    ready[device] = true;
-  }
+  if (values.size() <= static_cast<std::size_t>(device)) values.resize(device + 1, T{});
+  if (values[device] == T{})
+    if (Status st = make(device, values[device]); !st.ok()) return st;
+  value = values[device];
+  return {};
+}
+
+Status device_tables(DeviceTables& t) {
+  struct Tag;
+  int ready = 0;  // 1 once copied (not bool: std::vector<bool> hands out no bool&)
+  if (Status st = once_per_device<Tag>(ready, [](int, int& done) -> Status {
+        TK_CUDA_CHECK(cudaMemcpyToSymbol(g_pq_pairs, core::pq_eotf_pairs_host(), sizeof g_pq_pairs));
+        TK_CUDA_CHECK(cudaMemcpyToSymbol(g_oetf_pairs, core::bt709_oetf_pairs_host(), sizeof g_oetf_pairs));
+        done = 1;
+        return {};
+      });
+      !st.ok())
+    return st;
   void* p = nullptr;
   TK_CUDA_CHECK(cudaGetSymbolAddress(&p, g_pq_pairs));
   t.pq = static_cast<const core::LerpPair*>(p);
@@ -336,24 +351,18 @@ Status device_oetf_table(const core::LerpPair*& table) {
   return {};
 }
 
-// Blocks of decode420_stats_kernel<Nv> resident per SM on the current device (once per device).
+// Blocks of decode420_stats_kernel<Nv> resident at once on the current device (once per device).
 template <bool Nv>
 Status stats_decode_grid_cap(int& cap) {
-  static std::mutex mutex;
-  static std::vector<int> caps;
-  int device = 0;
-  TK_CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> lock(mutex);
-  if (caps.size() <= static_cast<std::size_t>(device)) caps.resize(device + 1, 0);
-  if (caps[device] == 0) {
+  struct Tag;
+  return once_per_device<Tag>(cap, [](int device, int& blocks) -> Status {
     int sms = 0, per_sm = 0;
     TK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     TK_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, decode420_stats_kernel<Nv>, kDecode420Threads, 0));
-    caps[device] = std::max(1, sms * std::max(1, per_sm));
-  }
-  cap = caps[device];
-  return {};
+    blocks = std::max(1, sms * std::max(1, per_sm));
+    return {};
+  });
 }
 
 Status launch_video_decode(const VideoPlanes& planes, InputFormat format, const InputColour& colour, int width,

@@ -30,6 +30,7 @@
 #   cli                      tonekit_tests with CUDA, 4K EXR -> PNG per backend, a batch of N, `tonekit stream` against `cat`; .carry-c [cli-bundle]; N, RUNS, FRAMES, STREAM_RUNS, BASE (absolute), BATCH_ARGS, BATCH_RUNS, SKIP_STREAM=1, FILTER, TEST_S, SKIP_TESTS=1
 #   cli-multi                the CLI tests using every GPU, a batch of N 4K EXRs on one GPU against --devices, an 8K EXR stream; .carry-c [cli-bundle]; N (48)
 #   interop                  GL/Vulkan interop tests, 4K overhead, night_drive at 1920x1200 and 3840x2160, a montage; .carry-i [bash scripts/build_interop_bundle.sh build; loader debs in .carry-i/gl]
+#   interop-host [RUNS]      the interop host time at 4K: night_drive's GL and Vulkan passes alternating RUNS times (default 5), then GL with __GL_THREADED_OPTIMIZATIONS=0 and each --cuda-schedule; one line a run (pass calls, renderer hand-over, host probe); .carry-i as for interop
 #   quality-bundle           (here) ninja -C BUILD (build-q) tonekit_gpu_tests tonekit_quality_bench tonekit_cli (+ tonekit_tests with UNIT=1), gathers .carry-q (stripped, gzipped; libfftw3* and the CLI's libraries)
 #   quality [all|auto]       GpuQuality* and GpuAutoParams* tests (+ the blur's fft, cuFFT's other user), memcheck/racecheck on the quick ones, tonekit_quality_bench (TMQI, FSITM, colour) at 4K, 1080p and the --auto proxy's 384x216, then `tonekit map --auto` at 4K
 #                            cuda against cpu (whole command, AUTO_RUNS each, a table; the CLI's --auto tests when tonekit_tests is carried); auto: the --auto parts only; .carry-q [quality-bundle];
@@ -836,15 +837,9 @@ mode_quality() {  # [all|auto]
 
 # ---- interop: issue 18's GL/Vulkan passes and the night_drive renderer ---------------------------
 mode_interop() {
-  local f s ND
-  # shellcheck disable=SC2031
-  C=${CARRY:-.carry-i}
+  local s ND
   export OUT=${OUT:-/tmp/interop-out}; mkdir -p "$OUT"
-  for f in "$C"/gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-  B=/tmp/interop; rm -rf $B; mkdir -p $B; tar xJf "$C/bundle.tar.xz" -C $B
-  export LD_LIBRARY_PATH=$B/lib
-  [ -e /usr/share/glvnd/egl_vendor.d/10_nvidia.json ] || export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-  ls /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json >/dev/null 2>&1 || export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  interop_setup
   { pwd; git log -1 --oneline 2>/dev/null; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; } | tee "$OUT/run.log"
   cd $B/bin || return 1
   timeout 200 ./tonekit_interop_gl_tests --gtest_also_run_disabled_tests 2>&1 | grep -v "^\[ RUN" | tail -60 > "$OUT/gl_tests.log"
@@ -879,6 +874,49 @@ if os.path.exists('/tmp/ndv.00.png'): Image.open('/tmp/ndv.00.png').save(os.envi
 print('montage', len(ims))
 PY
   cat "$OUT/gl_tests.log" "$OUT/vk_tests.log" "$OUT/local_tests.log" "$OUT/night_drive.log" 2>/dev/null | grep -E "OK|FAILED|PASSED|SKIPPED|overhead4k|summary|error|y4m|montage|Failure|Expected|Which|differ" | head -80
+}
+
+# The loader debs and the bundle unpacked, the GL/Vulkan vendor files found (interop, interop-host).
+interop_setup() {
+  local f
+  # shellcheck disable=SC2031
+  C=${CARRY:-.carry-i}
+  for f in "$C"/gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+  B=/tmp/interop; rm -rf $B; mkdir -p $B; tar xJf "$C/bundle.tar.xz" -C $B
+  export LD_LIBRARY_PATH=$B/lib
+  [ -e /usr/share/glvnd/egl_vendor.d/10_nvidia.json ] || export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  ls /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json >/dev/null 2>&1 || export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+}
+
+# One night_drive run as one line: LABEL then the command (env assignments allowed in front).
+interop_host_run() {
+  local label=$1 out s i; shift
+  out=$(env "$@" 2>&1 | grep -E "^summary|error")
+  s=$(echo "$out" | grep "^summary " | sed -E 's/.*submit ([0-9.]+) map ([0-9.]+) unmap ([0-9.]+).*fps ([0-9.]+) \(timed loop\) ([0-9.]+).*median ([0-9.]+), 90th percentile ([0-9.]+)\)/submit \1 map \2 unmap \3 fps \4 \5 | free \6 p90 \7/')
+  i=$(echo "$out" | grep "^summary-interop" | sed -E 's/.*pass calls host ms: median ([0-9.]+) \(timed loop\), median ([0-9.]+), 90th percentile ([0-9.]+) .*hand-over host ms: median ([0-9.]+) .*probe us: ([0-9]+) before, ([0-9]+) after.*/pass \1 free \2 p90 \3 | handover \4 | probe \5 \6/')
+  printf "%-14s | %s | %s\n" "$label" "$s" "$i"
+  echo "$out" | grep -i error
+}
+
+mode_interop_host() {
+  local runs=${1:-5} r ND
+  interop_setup
+  { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; grep -m1 "model name" /proc/cpuinfo; }
+  cd $B/bin || return 1
+  ND="./night_drive --quiet --frames 150 --warmup 30 --throughput 200 --size 3840x2160"
+  echo "host ms, medians: submit = the frame's glFlush; map/unmap = all calls around the pass; pass = the pass's own; free = throughput loop"
+  # shellcheck disable=SC2086  # $ND: the command and its options
+  for r in $(seq "$runs"); do
+    interop_host_run gl $ND
+    interop_host_run vulkan $ND --vulkan
+  done
+  # shellcheck disable=SC2086
+  {
+  interop_host_run gl-thr0 __GL_THREADED_OPTIMIZATIONS=0 $ND
+  interop_host_run gl-spin $ND --cuda-schedule spin
+  interop_host_run gl-yield $ND --cuda-schedule yield
+  interop_host_run gl-blocking $ND --cuda-schedule blocking
+  }
 }
 
 # ---- studio-bundle, studio-part1/2, studio: the studio in a real browser on the GPU host ----------
@@ -953,6 +991,9 @@ case $MODE in
   cli) mode_cli ;;
   cli-multi) mode_cli multi ;;
   interop) mode_interop ;;
+  interop-host)
+    case ${1:-5} in *[!0-9]*|0) usage >&2; exit 2 ;; esac
+    mode_interop_host "$@" ;;
   quality-bundle) mode_quality_bundle ;;
   quality)
     case ${1:-all} in all|auto) ;; *) usage >&2; exit 2 ;; esac

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -63,6 +64,7 @@ struct Options {
   bool window = false;    // --window: a window is required
   bool headless = false;  // --headless: never a window
   bool vsync = false;
+  std::string cuda_schedule = "auto";
 };
 
 // The q-quantile (0..1) of v, nearest rank (element floor(q n) of the sorted values).
@@ -92,8 +94,27 @@ class GlTimer {
 
 struct FrameTimes {
   std::vector<double> render, copy, tonemap, map, unmap, frame, submit;
+  std::vector<double> pass;          // the pass's own calls (GL: map + unmap; Vulkan: CUDA's wait + signal)
+  std::vector<double> handover;      // the rest of map + unmap: the renderer's own calls (--vulkan: GL's semaphores)
   std::vector<double> free_interop;  // map + unmap host ms in the throughput loop (no timer or event reads)
+  std::vector<double> free_pass;     // the pass's own calls there
 };
+
+// Host speed at this moment: microseconds for a fixed chain of 2^20 dependent integer steps
+// (median of 7). The interop figures are host time; this says how fast the host ran them.
+double host_probe_us() {
+  std::vector<double> t;
+  volatile std::uint64_t sink = 0;
+  for (int k = 0; k < 7; ++k) {
+    std::uint64_t x = 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(k);
+    const auto a = std::chrono::steady_clock::now();
+    for (int i = 0; i < (1 << 20); ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const auto b = std::chrono::steady_clock::now();
+    sink = sink + x;
+    t.push_back(std::chrono::duration<double, std::micro>(b - a).count());
+  }
+  return median(t);
+}
 
 int run(const Options& o) {
   auto size = parse_size(o.size);
@@ -104,6 +125,9 @@ int run(const Options& o) {
     return report(invalid_argument("--backend must be gl, vulkan, cpu or none (render only)"));
   if (o.handover != "auto" && o.handover != "images" && o.handover != "rows" && o.handover != "copy")
     return report(invalid_argument("--handover must be auto, images, rows or copy"));
+  if (o.cuda_schedule != "auto" && o.cuda_schedule != "spin" && o.cuda_schedule != "yield" &&
+      o.cuda_schedule != "blocking")
+    return report(invalid_argument("--cuda-schedule must be auto, spin, yield or blocking"));
   // Thesis 7.1: night driving scenes want a key of 0.72-1.0; --set key=... overrides it.
   std::vector<std::string> settings{"key=0.72"};
   settings.insert(settings.end(), o.settings.begin(), o.settings.end());
@@ -147,6 +171,15 @@ int run(const Options& o) {
 #if TONEKIT_NIGHT_DRIVE_CUDA
   std::unique_ptr<GlPass> glpass;
   cudaStream_t stream = nullptr;
+  if (o.cuda_schedule != "auto" && (backend == "gl" || backend == "vulkan")) {
+    // Before the first CUDA call creates the device's context (cudaSetDeviceFlags' rule).
+    const unsigned flags = o.cuda_schedule == "spin"    ? cudaDeviceScheduleSpin
+                           : o.cuda_schedule == "yield" ? cudaDeviceScheduleYield
+                                                        : cudaDeviceScheduleBlockingSync;
+    if (const cudaError_t e = cudaSetDeviceFlags(flags); e != cudaSuccess)
+      return report(Status{StatusCode::runtime_error, std::string("--cuda-schedule: cudaSetDeviceFlags failed: ") +
+                                                          cudaGetErrorString(e)});
+  }
   cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   if (backend == "gl") {
     GlPassConfig c;
@@ -201,6 +234,7 @@ int run(const Options& o) {
     return report(Status{StatusCode::no_device, "this build has no CUDA: use --backend cpu (or none)"});
 #endif
 
+  const double probe_before = host_probe_us();
   GlTimer render_timer, copy_timer;
   FrameTimes ft;
   std::vector<std::uint8_t> rgba(std::size_t(W) * H * 4);
@@ -215,7 +249,7 @@ int run(const Options& o) {
   bool closed = false;  // the window was closed: the run ends early
   auto one_frame = [&](int i, bool timed) -> Status {
     const double t = o.start + std::max(0, i - o.warmup) * dt;
-    double map_ms = 0, unmap_ms = 0, tm_ms = 0;
+    double map_ms = 0, unmap_ms = 0, pass_ms = 0, tm_ms = 0;
 #if TONEKIT_NIGHT_DRIVE_VULKAN
     if (vkpass) {  // images, rows: GL waits for the pass to be done with the last frame before drawing
       const auto h0 = clock::now();
@@ -246,6 +280,7 @@ int run(const Options& o) {
       if (Status s = glpass->process(stream, dt); !s.ok()) return s;
       map_ms = glpass->interop_timings().map_ms;
       unmap_ms = glpass->interop_timings().unmap_ms;
+      pass_ms = map_ms + unmap_ms;
       if (timed) {
         StageTimings st;
         if (Status s = glpass->mapper().read_timings(st); !s.ok()) return s;
@@ -263,8 +298,10 @@ int run(const Options& o) {
       if (timed) copy_timer.end();
       submit();
       if (Status s = vkpass->pass().process(stream, dt); !s.ok()) return s;
-      map_ms += vkpass->pass().interop_timings().wait_ms;
-      unmap_ms += vkpass->pass().interop_timings().signal_ms;
+      const VulkanInteropTimings vt = vkpass->pass().interop_timings();
+      map_ms += vt.wait_ms;
+      unmap_ms += vt.signal_ms;
+      pass_ms = vt.wait_ms + vt.signal_ms;
       if (timed) {
         StageTimings st;
         if (Status s = vkpass->pass().mapper().read_timings(st); !s.ok()) return s;
@@ -296,7 +333,10 @@ int run(const Options& o) {
         if (Status s = window->present(shown, W, H); !s.ok()) return s;
       if (!window->open_still()) closed = true;
     }
-    if (!timed && i >= total) ft.free_interop.push_back(map_ms + unmap_ms);
+    if (!timed && i >= total) {
+      ft.free_interop.push_back(map_ms + unmap_ms);
+      ft.free_pass.push_back(pass_ms);
+    }
     if (timed) {
       const auto now = clock::now();
       const double frame_ms = std::chrono::duration<double, std::milli>(now - last).count();
@@ -309,6 +349,8 @@ int run(const Options& o) {
         ft.tonemap.push_back(tm_ms);
         ft.map.push_back(map_ms);
         ft.unmap.push_back(unmap_ms);
+        ft.pass.push_back(pass_ms);
+        ft.handover.push_back(map_ms + unmap_ms - pass_ms);
         ft.submit.push_back(submit_ms);
         ft.frame.push_back(frame_ms);
       }
@@ -342,6 +384,7 @@ int run(const Options& o) {
     throughput_fps = o.throughput / std::chrono::duration<double>(clock::now() - t0).count();
   }
   if (Status s = output.close(); !s.ok()) return report(s);
+  const double probe_after = host_probe_us();
   const double fm = median(ft.frame);
   std::fprintf(stderr,
                "summary %dx%d backend=%s op=%s glare=%.3g temporal=%s frames=%zu | median ms: render %.3f copy %.3f "
@@ -352,6 +395,14 @@ int run(const Options& o) {
                median(ft.render), median(ft.copy), median(ft.tonemap), median(ft.submit), median(ft.map), median(ft.unmap),
                median(ft.map) + median(ft.unmap), fm, fm > 0 ? 1000.0 / fm : 0.0, throughput_fps, o.throughput,
                median(ft.free_interop), percentile(ft.free_interop, 0.9));
+  // The pass's own calls apart from the renderer's hand-over (--vulkan: GL's semaphore wait and
+  // signal, which a Vulkan renderer folds into its own vkQueueSubmit), and the host's speed.
+  std::fprintf(stderr,
+               "summary-interop %dx%d backend=%s | pass calls host ms: median %.4f (timed loop), median %.4f, 90th "
+               "percentile %.4f (throughput) | renderer hand-over host ms: median %.4f (timed loop) | host probe us: "
+               "%.0f before, %.0f after | cuda schedule %s\n",
+               W, H, backend.c_str(), median(ft.pass), median(ft.free_pass), percentile(ft.free_pass, 0.9),
+               median(ft.handover), probe_before, probe_after, o.cuda_schedule.c_str());
 #if TONEKIT_NIGHT_DRIVE_CUDA
   glpass.reset();
   if (stream) cudaStreamDestroy(stream);
@@ -389,6 +440,10 @@ int main(int argc, char** argv) {
   app.add_flag("--quiet", o.quiet, "no per-frame lines, the summary only");
   app.add_flag("--window", o.window, "show the frames in a window (default when $DISPLAY is set; an error without one)");
   app.add_flag("--headless", o.headless, "no window even when a display exists");
+  app.add_option("--cuda-schedule", o.cuda_schedule,
+                 "how CUDA's host threads wait for the GPU: auto (CUDA's choice), spin, yield, blocking "
+                 "(cudaSetDeviceFlags)")
+      ->capture_default_str();
   app.add_flag("--vsync", o.vsync, "the window swaps on the display's refresh (default off: the timings are the renderer's)");
   CLI11_PARSE(app, argc, argv);
   if (o.frames < 1 || o.fps < 1 || o.every < 1 || o.warmup < 0 || o.throughput < 0) {

@@ -71,7 +71,7 @@ class Pipeline {
       : jobs_(jobs), settings_(settings), items_(jobs.size()) {
     // 4 images keep two decoders, the mapper and the writer busy on 2 cores (20 x 4K in 4.9 s,
     // CPU-bound). With more cores each stage is shorter and one late file stalls the rest, so
-    // decoders and slots grow with the cores (unmeasured on 16 cores: bench/cpu/STILLS_NOTES.md).
+    // decoders and slots grow with the cores (on 16 cores more than these did not help: docs/performance.md, Stills).
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (settings_.decode_workers <= 0) settings_.decode_workers = std::clamp(cores / 4, 2, 4);
     if (settings_.encode_workers <= 0) settings_.encode_workers = std::clamp(cores / 6, 1, 4);

@@ -35,7 +35,7 @@ struct BatchSettings {
   int max_in_flight = 0;
   // Encoding threads (0: from the core count: 1 on 2-11 cores, 2 on 12-17, up to 4): each
   // encodes a whole image (PNG deflates its strips on every core); outputs still appear in
-  // input order (bench/cpu/STILLS_NOTES.md).
+  // input order (docs/performance.md, Stills).
   int encode_workers = 0;
   bool progress = false;           // a progress line on stderr (only drawn on a terminal)
   // --devices: CUDA devices the images are spread over (backend cuda), one mapping thread per

@@ -102,7 +102,7 @@ Result<std::string> expand_pattern(const std::string& pattern, const std::string
 
 // `--backend auto` maps a small job on the CPU without starting CUDA: on a GPU host CUDA's
 // start-up and teardown (0.3-0.5 s) cost more than the CPU takes for a few images with a global
-// operator. Measured on a 16-core GPU host (bench/cpu/STILLS_NOTES.md, 2026-11-27): one 4K half
+// operator. Measured on a 16-core GPU host (docs/performance.md, Stills): one 4K half
 // EXR -> PNG, whole process, 0.11 s on the cpu backend and 0.40 s on cuda; batches of 100,
 // 23 images/s on cpu and 33 on cuda. The two cross near 22 4K images, 11 megapixels a core; the
 // limit keeps to 8 (about one 4K image a core), so that slower cores stay on the side where the

@@ -5,7 +5,7 @@
 // the method's byte floor (input read once, output written once); "copy" is the fraction of a
 // device-to-device copy of the same image measured in the same run. --cpu times the CPU
 // reference on the same 1024x1024 sigma 6 image (one run after one warm-up) for the speed-up.
-// Output: a table, then `row,...` CSV lines (bench/BLUR_NOTES.md "CUDA" has the results).
+// Output: a table, then `row,...` CSV lines (docs/performance.md has the results).
 #include <cuda_runtime.h>
 
 #include <algorithm>

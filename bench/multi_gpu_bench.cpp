@@ -1,6 +1,6 @@
 // Several GPUs (issue 19): one frame split over 1..N GPUs (MultiGpuToneMapper, bands in each
 // GPU's memory: the video-wall mode) against the single-GPU ToneMapper on the whole frame, and a
-// batch of independent frames spread over 1..N GPUs. bench/MULTI_GPU_NOTES.md has the results.
+// batch of independent frames spread over 1..N GPUs. docs/performance.md has the results.
 //   tonekit_multi_bench [--sizes 8K,16K] [--ops reinhard,reinhard-sat,reinhard+glare] [--frames 60] [--quick]
 // Per-frame time: the median over `frames` frames of one frame's wall time from the first GPU's
 // launch to every GPU's completion (process + synchronize: latency), and the throughput time

@@ -8,7 +8,7 @@
 // rotated over 3 pairs so no run reads a cached input twice in a row. CPU rows: wall time of
 // quality::tmqi / quality::fsitm / quality::colour_fidelity after one warm-up (--cpu-runs,
 // default 1; --no-cpu skips them).
-// Output: a table, then `row,...` CSV lines (bench/QUALITY_NOTES.md has the results).
+// Output: a table, then `row,...` CSV lines (docs/performance.md has the results).
 #include <cuda_runtime.h>
 
 #include <algorithm>

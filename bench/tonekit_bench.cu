@@ -1,4 +1,4 @@
-// Benchmark harness for the CUDA backend (style.md 12; METHOD.md): warm-up, CUDA events, medians
+// Benchmark harness for the CUDA backend (docs/performance.md, "How we measure"): warm-up, CUDA events, medians
 // of many runs, rotating input buffers (each larger than L2 at 4K/8K, so no run reads the
 // previous run's data from L2 unless the pass itself left it there), bytes declared per stage.
 // Axes: resolution x operator x format (half RGBA -> RGBA8, float RGB -> RGB8); the statistics
@@ -31,7 +31,7 @@ __device__ unsigned hash(unsigned x) {
   return x;
 }
 
-// Log-uniform HDR values over ~30 stops, alpha in [0, 1]; never zeros (METHOD.md).
+// Log-uniform HDR values over ~30 stops, alpha in [0, 1]; never zeros.
 __global__ void fill_input(unsigned char* p, std::size_t pixels, int channels, bool half, unsigned seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < pixels; i += std::size_t(gridDim.x) * blockDim.x)
     for (int c = 0; c < channels; ++c) {
@@ -60,7 +60,7 @@ __global__ void fill_smooth(unsigned char* p, int w, int h, int channels, bool h
   }
 }
 
-// Keeps the device busy while the host enqueues a frame (METHOD.md: launch gaps). With the
+// Keeps the device busy while the host enqueues a frame (launch gaps: docs/performance.md, "How we measure"). With the
 // stream idle, e0 is stamped at once and the frame starts only when its first launch reaches the
 // device, which charges the host's launch overhead (several microseconds per frame) to the device
 // time; a renderer enqueueing frames asynchronously never pays it.

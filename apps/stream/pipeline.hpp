@@ -18,7 +18,7 @@ constexpr int kDepth = 3;
 // The same for the CPU backend, whose mapper is the slowest stage by far (a 4K frame in ~40 ms on
 // 2 cores, read in place or from a pipe in ~5 ms, written in ~3 ms): one frame on each side is
 // enough, and fewer fresh buffers is less page zeroing under the first touch
-// (bench/cpu/STREAM_NOTES.md: ~2 ms a MB on the 2-core machine).
+// (~2 ms a MB on the 2-core machine; docs/performance.md, CPU stream).
 constexpr int kCpuDepth = 1;
 // Input read ahead while the mapper starts (FrameMapper::slow_start: CUDA), at most this much
 // and this many frames: at a pipe's ~1.8 GB/s the H100 host's ~0.4 s CUDA start-up is ~0.7 GB.

@@ -1,4 +1,4 @@
-// Codec speeds for bench/cpu/STILLS_NOTES.md: read_image() of each file given (MB/s of file and
+// Codec speeds for docs/performance.md (Stills): read_image() of each file given (MB/s of file and
 // of decoded float pixels), then the PNG encoder's size/time table over levels, filters and
 // strategies on the tone-mapped (reinhard, dithered and not) first file. Median of RUNS runs;
 // the page cache is warm (the first run is discarded), as in a batch.

@@ -3,7 +3,7 @@
 # same frames: 4K PQ BT.2020 yuv420p10 raw frames -> 8-bit BT.709 yuv420p SDR, no decode or
 # encode on either side (ffmpeg writes to -f null, tonekit to /dev/null). Runs alternate between
 # the two so that load from other processes hits both alike; the figure is the median of the
-# repeats. Results go in bench/cpu/STREAM_NOTES.md.
+# repeats. Results go in docs/performance.md.
 # Usage: bench/cpu/stream_bench.sh [path/to/tonekit] [frames (8)] [repeats (5)] [WxH (3840x2160)]
 set -euo pipefail
 tonekit=$(readlink -f "${1:-build/bin/tonekit}")

@@ -104,7 +104,7 @@ Result<SigmaFit> fit_sigma(const float* original, const float* blurred, int w, i
 // on exposure. strength 0 leaves the image untouched; energy added = strength * bright energy.
 // With a pyramid method (the default) the octaves share one pyramid: the analysis once, each
 // octave's Gaussian on its own level, one synthesis back (the sum of the octaves' pyramid blurs
-// on a common grid; 4K in ~0.2 ms on an H100, bench/INTEROP_NOTES.md).
+// on a common grid; its speed: docs/performance.md).
 struct GlareParams {
   double strength = 0.0;    // 0..10: multiple of the blurred bright part added back
   double threshold = 30.0;  // 0..1e6: bright-pass knee in multiples of the log-average luminance

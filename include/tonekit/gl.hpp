@@ -19,7 +19,7 @@
 // Between process()'s map and unmap GL must not touch either texture; it returns only after the
 // unmap, so a single-threaded render loop meets that by construction.
 //
-// Host cost (bench/INTEROP_NOTES.md, 4K, the night-drive renderer's loop): map + unmap take
+// Host cost (docs/performance.md, 4K, the night-drive renderer's loop): map + unmap take
 // 0.010-0.017 ms a frame in some processes and 0.021-0.06 ms in others, on the same machine and
 // build; the GL driver's own calls (the frame's glFlush) slow down in the same processes, so the
 // driver's per-process state decides it, not the host's speed, the CUDA scheduling mode or GL's

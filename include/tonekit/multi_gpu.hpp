@@ -47,7 +47,7 @@ int operator_context_rows(const Params& params);
 // Rows beyond its own a part reads for the glare of a width x frame_height frame: the shared
 // glare pyramid's analysis steps up to the level the parts exchange (2^level - 1 rows, at most
 // 63); 0 when the glare is off. Errors: the glare's parameters (plan_glare), or a blur method
-// other than pyramid-* (only a shared pyramid splits: bench/MULTI_GPU_NOTES.md).
+// other than pyramid-* (only a shared pyramid splits: docs/architecture.md, "Several GPUs").
 Result<int> glare_context_rows(const GlareParams& glare, int width, int frame_height);
 
 // Equal bands of `height` rows for `devices` (top to bottom), their boundaries on multiples of

@@ -6,7 +6,7 @@
 // dependency on libcufft); colour fidelity from the CPU's own per-pixel text
 // (src/quality/colour_maths.hpp) in float64, its 95th percentile by a radix sort (the CPU's
 // element exactly). Differences from the CPU and their reasons: tests/gpu/test_gpu_quality.cpp;
-// speed: bench/QUALITY_NOTES.md.
+// speed: docs/performance.md.
 //
 // GpuQuality owns its device scratch (sized for the largest frame seen; it grows, never shrinks),
 // cuFFT plans and log-Gabor filters (rebuilt when the frame's shape changes). Scoring enqueues on
@@ -27,7 +27,7 @@ struct CUstream_st;  // cudaStream_t without cuda_runtime.h
 
 namespace tonekit::quality {
 
-// Which metrics a call computes, a set of bits (FSITM is most of the time: bench/QUALITY_NOTES.md).
+// Which metrics a call computes, a set of bits (FSITM is most of the time: docs/performance.md).
 // `both` is TMQI and FSITM (the set before colour fidelity came to the GPU); `all` adds colour.
 enum class GpuMetrics : unsigned { tmqi = 1, fsitm = 2, both = 3, colour = 4, all = 7 };
 constexpr GpuMetrics operator|(GpuMetrics a, GpuMetrics b) {

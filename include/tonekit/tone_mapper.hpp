@@ -1,11 +1,11 @@
-// The device pipeline (architecture.md "The ToneMapper object"): one object runs every registered
+// The device pipeline (docs/architecture.md, "On the GPU"): one object runs every registered
 // operator, global or local, with optional glare and optional temporal adaptation, on CUDA
 // pointers and a caller's stream. All scratch is allocated in create(); process() runs one frame
 // with no allocation and no host synchronisation; statistics, the curve constants, the local
 // settings and the temporal state stay on the device and are read back only on request.
 // Available when the build has CUDA (TONEKIT_HAS_CUDA); create() reports no_device without a GPU.
 //
-// Config in two parts (style.md 2): the frame and the look (what a caller sets), and the tuning
+// Config in two parts: the frame and the look (what a caller sets), and the tuning
 // (plain data with the measurement that chose each default beside it).
 // Video (issue 14 item 2): rgb48, gbrpf32, P010 and yuv420p10 inputs, PQ / HLG / BT.2020 colour
 // and yuv420p / NV12 outputs run as a decode stage into scene-linear float RGB before the passes
@@ -31,7 +31,7 @@ namespace tonekit {
 // InputFormat (what renderers, EXR readers and video decoders hand over) is in tonekit/video.hpp.
 
 // Statistics pass variants (the seeds' comparison); `fused` (one launch, last block finishes)
-// is the default: see bench/NOTES.md for the measurements.
+// is the default: see docs/performance.md for the measurements.
 // bulk: the fused reduction fed by TMA bulk copies through a shared-memory pipeline (sm_90;
 // packed, 16-byte aligned frames, others fall back to fused). async: the fused reduction fed by
 // a per-thread cp.async pipeline (slower; kept for the comparison).
@@ -58,12 +58,12 @@ enum class SatPrecision {
 const char* dodge_variant_name(DodgeVariant v);
 
 // Tuning: how the passes run, not what they compute (every choice gives the same result within
-// the tolerances of tests/gpu). Defaults measured on the H100 (bench/NOTES.md, LOCAL_NOTES.md).
+// the tolerances of tests/gpu). Defaults measured on the H100 (docs/performance.md).
 struct ToneMapperTuning {
-  StatsAlgorithm stats = StatsAlgorithm::fused;  // 4K half RGBA: fused 0.0276 ms (NOTES.md v20)
+  StatsAlgorithm stats = StatsAlgorithm::fused;  // 4K half RGBA: fused 0.0276 ms (docs/performance.md)
   ScanAlgorithm scan = ScanAlgorithm::blelloch;
   // The map pass walks the frame from its end, where the statistics pass finished, so the part
-  // of the input still in L2 is read from there (bench/NOTES.md has the measurement).
+  // of the input still in L2 is read from there (docs/performance.md has the measurement).
   bool map_backwards = true;
   // Launch the map pass as a programmatic dependent launch (sm_90): its blocks load their
   // pixels while the statistics pass finishes, then wait for the curve constants.
@@ -74,14 +74,14 @@ struct ToneMapperTuning {
   // P010 / yuv420p10 input, no glare, a whole frame: the decode kernel gathers the statistics as
   // it decodes (the same totals bit for bit), so no statistics pass reads the 100 MB decoded 4K
   // frame again. H100, 4K P010 PQ BT.2020 -> NV12, reinhard: 0.188 ms against 0.206 ms with the
-  // statistics pass (bench/NOTES.md, seventeenth session).
+  // statistics pass (docs/performance.md, Video path).
   bool decode_statistics = true;
   // reinhard-sat's table when its `sat` parameter is 0 (auto). H100, 4K: the float64 table's
   // queries cost 0.26 ms against the pairs' 1.08 ms; the tile-local tables skip both the
-  // frame-sized table and the luminance plane (bench/LOCAL_NOTES.md).
+  // frame-sized table and the luminance plane (docs/performance.md).
   SatPrecision sat_auto = SatPrecision::tile_local_f64;
   // tile_local_f64: 32 x 32, 64 x 32 or 64 x 64 pixels per block (H100, 4K: 0.200 / 0.187 /
-  // 0.165 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: bench/LOCAL_NOTES.md sessions 7-8).
+  // 0.165 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: docs/performance.md).
   int tile_width = 64;
   int tile_height = 64;  // 64 only with tile_width 64 (512 threads per block)
   DodgeVariant variant = DodgeVariant::readonly_cache;
@@ -196,7 +196,7 @@ class ToneMapper {
   // config's output u8 x 4, interleaved). The same bytes as process() on the same pixels.
   // With glare on, the glare stage's copy reads the surface (the pass it runs anyway); local
   // operators write the output surface from their map kernel. Measured fallbacks
-  // (bench/INTEROP_NOTES.md), each a pass of its own, reported by surfaces_zero_copy(): glare off
+  // (docs/performance.md), each a pass of its own, reported by surfaces_zero_copy(): glare off
   // reads the array into a linear frame first; global operators map into a linear RGBA8 frame
   // that a kernel stores through the surface. Their frames are allocated at first use.
   Status process_surfaces(unsigned long long input_surface, unsigned long long output_surface,

@@ -1,4 +1,4 @@
-// plan_blur (validate once at the boundary, resolve auto parameters from sigma: style.md 3) and
+// plan_blur (validate once at the boundary, resolve auto parameters from sigma) and
 // the dispatch from a plan to the method's plane function (methods.hpp).
 #include <cmath>
 #include <cstdio>

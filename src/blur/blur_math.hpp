@@ -96,12 +96,12 @@ TK_HD double analysis_weight(PyramidAnalysis a, int tap) {
 constexpr double kSynthesisNear = 0.75;
 constexpr double kSynthesisFar = 0.25;
 // Effective sigma of n levels (down n times, up n times), as fitted by bench/cpu/blur_fit.cpp
-// for our implementation (bench/BLUR_NOTES.md; the seed's tables A.1-A.3 are close); beyond
+// for our implementation (`blur_fit` prints them; the seed's tables A.1-A.3 are close); beyond
 // 5 levels each level doubles sigma.
 TK_HD double pyramid_sigma(PyramidAnalysis a, int levels) {
   if (levels <= 0) return 0.0;
   // levels 1..5
-  // Medians over 18 images (bench/BLUR_NOTES.md, blur_fit, refine=0); the seed's D medians:
+  // Medians over 18 images (blur_fit, refine=0); the seed's D medians:
   // quasi 1.5 3 6.25 12.75 25.5, box2 1.25 2.25 4.5 9.25 18.75, box4 1.5 3.25 6.5 13.5 27.
   const double quasi[5] = {1.388, 3.068, 6.281, 12.624, 25.285};
   const double box2[5] = {1.027, 2.280, 4.712, 9.434, 18.851};
@@ -116,7 +116,7 @@ TK_HD double pyramid_sigma(PyramidAnalysis a, int levels) {
 // sigma): the most levels that leave that Gaussian at least kMinCoarseSigma coarse pixels wide.
 // The coarse blur also smooths the pyramid's phase-dependent (aliased) response: measured with
 // blur_fit, quasi-convolution reaches 65-71 dB PSNR against the Gaussian with a coarse sigma of
-// ~1.3, but ~50 dB with 0.3 or none (bench/BLUR_NOTES.md). Without refinement: the nearest in log.
+// ~1.3, but ~50 dB with 0.3 or none (blur_fit; docs/performance.md). Without refinement: the nearest in log.
 constexpr double kMinCoarseSigma = 1.0;
 TK_HD int pyramid_levels(PyramidAnalysis a, double sigma, bool refine) {
   int best = 0;

@@ -1,4 +1,4 @@
-// The blur method registry (style.md 1): one descriptor per method, registered once. The CLI's
+// The blur method registry: one descriptor per method, registered once. The CLI's
 // `blur --list`, the fitter, the tests and the benchmarks read it. Parameters whose default is 0
 // and whose help starts with "auto" are chosen from sigma by plan_blur (blur_api.cpp).
 #include "tonekit/blur.hpp"

@@ -100,7 +100,7 @@ TK_HD std::uint32_t hash32(std::uint32_t x) {
 // variance 1/6 - 1/1536 LSB^2, channels independent; a + b - 15 is distributed as a - b). 1/16 LSB
 // steps are far below the LSB, so the quantiser's mean error stays flat (tests/unit/test_curves.cpp
 // checks the distribution and the unbiased average). One hash per pixel and byte-aligned fields:
-// the GPU map pass is bound by instruction issue (bench/NOTES.md v8, v11): it adds the three
+// the GPU map pass is bound by instruction issue (v8, v11 in docs/performance.md): it adds the three
 // channels' fields in one integer add and turns each sum into a float by a byte permute.
 TK_HD std::uint32_t dither_row_seed(int y) { return hash32(static_cast<std::uint32_t>(y) * 0x85EBCA77U + 0x2545F491U); }
 

@@ -1,5 +1,5 @@
 // __host__ __device__ for maths shared by the CPU reference and the CUDA kernels
-// (style.md 6: write the maths once, schedule it per backend).
+// (write the maths once, schedule it per backend: docs/conventions.md).
 #pragma once
 #if defined(__CUDACC__)
 #define TK_HD __host__ __device__ __forceinline__

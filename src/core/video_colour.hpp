@@ -2,7 +2,7 @@
 // BT.2100 transfers (PQ, HLG and its OOTF), BT.2020 -> BT.709 primaries with the gamut policy of
 // tonekit/video.hpp, Y'CbCr <-> R'G'B' (BT.2020 NCL, BT.709; limited / full range), 4:2:0 chroma
 // upsampling weights, the BT.709 OETF and the 8-bit 4:2:0 output quantisation. One definition
-// (style.md 6): the maths is TK_HD, templated over float / double; the per-pixel pieces both
+// for both backends: the maths is TK_HD, templated over float / double; the per-pixel pieces both
 // backends call as is (linearise_pixel, display_pixel_ycbcr, block_mean, luma_code8,
 // chroma_codes8) work in float. make_video_linearise and bt_rgb_to_xyz are host set-up.
 #pragma once
@@ -41,7 +41,7 @@ TK_HD T pq_eotf(T signal) {
 // (checked at 4e6 signals when it was chosen; test_video_colour.cpp checks it), against the
 // portable float pows' ~1e-6, and far below one 10-bit code (~0.4 % of light near 100 cd/m^2).
 // Two pows of ~40 instructions per channel became two loads: the device decode stage was 0.27 ms
-// at 4K (bench/NOTES.md).
+// at 4K (docs/performance.md, Video path).
 constexpr int kPqTableIntervals = 8192;
 // A transfer table's value at position x in [0, intervals] (table: intervals + 1 entries),
 // interpolated linearly in float as both backends round it (no contraction).
@@ -388,7 +388,7 @@ TK_HD T bt709_inverse_oetf(T v) {
 // bt709_oetf<double> at kOetfTableIntervals + 1 equally spaced L in [0.018, 1], rounded to float,
 // and linear interpolation in float (no contraction on either backend, so they round alike).
 // Within 2e-6 of the exact curve (test_video_colour.cpp): 0.0004 of an 8-bit code. The device
-// encode stage spent most of its 0.13 ms at 4K in 12 portable pows per 2x2 block (bench/NOTES.md).
+// encode stage spent most of its 0.13 ms at 4K in 12 portable pows per 2x2 block (docs/performance.md).
 constexpr int kOetfTableIntervals = 4096;
 constexpr float kOetfTableScale = static_cast<float>(kOetfTableIntervals / (1.0 - 0.018));
 template <class Table>

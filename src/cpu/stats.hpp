@@ -1,4 +1,4 @@
-// The CPU statistics pass (architecture.md stage 1): sanitised BT.709 luminance, sum of
+// The CPU statistics pass (docs/architecture.md stage 1): sanitised BT.709 luminance, sum of
 // log(delta + L) in float64, min, max, smallest positive, and the NaN / Inf / negative pixel
 // counts, in one read of the input. Rows are split into one band per thread; the bands merge in
 // order, so the result does not depend on scheduling.

@@ -1,4 +1,4 @@
-// Every CUDA call and launch checked with file and line (style.md 8, CUB's debug macro).
+// Every CUDA call and launch checked with file and line (CUB's debug macro pattern; docs/conventions.md).
 // Errors become Status values: out-of-memory and "no device" get their own codes.
 #pragma once
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// Device memory owned by scope, every allocation checked (style.md 8): DeviceAllocations holds
+// Device memory owned by scope, every allocation checked: DeviceAllocations holds
 // an engine's scratch, allocated once at create() and freed together with the engine;
 // DeviceBuffer holds one buffer of a host convenience call (upload, run, download).
 #pragma once

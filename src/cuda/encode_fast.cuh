@@ -1,7 +1,7 @@
 // Fast per-channel output maths shared by the CUDA map kernels (global map_kernel.cu and the
 // local operators' local_kernels.cu): the CPU reference's core::encode_srgb / quantise /
 // reconstruct_channel computed on the special-function unit and without the conversion pipe,
-// each within an ulp or two of the reference (bench/NOTES.md v2-v8 measured what each saves).
+// each within an ulp or two of the reference (docs/performance.md, v2-v8, has what each saves).
 // The dither is core::dither_noise_from_hash bit for bit.
 #pragma once
 #include <cstdint>
@@ -25,7 +25,7 @@ __device__ __forceinline__ float ex2_approx(float x) {
 __device__ __forceinline__ float transfer_pow(float v, float e) { return ex2_approx(lg2_approx(v) * e); }
 
 // floor(t) for t in (-2^22, 2^22) without the conversion unit: 1.5 * 2^23 + t rounded down has
-// unit spacing, so its low bits are floor(t) (bench/NOTES.md v3: conversions were a quarter of the
+// unit spacing, so its low bits are floor(t) (v3 in docs/performance.md: conversions were a quarter of the
 // map pass's issue slots).
 __device__ __forceinline__ int floor_small(float t) {
   return static_cast<int>(__float_as_uint(__fadd_rd(t, 12582912.0f))) - 0x4B400000;
@@ -96,7 +96,7 @@ __device__ __forceinline__ unsigned quantise_dither_default(float encoded, float
 constexpr float kSrgb8Scale = 255.0f * 1.055f / 256.0f;
 constexpr float kSrgb8Offset = 255.0f / 256.0f - kSrgb8Scale;
 
-// The 8-bit default output (v11-v14, bench/NOTES.md): core::encode_srgb then
+// The 8-bit default output (v11-v14, docs/performance.md): core::encode_srgb then
 // core::quantise_noise(.., 255, dither on, noise) of o = c * L_d / L_w >= 0, in 14 instructions.
 // The clamp is the multiply's saturation; the work is in units of 256 codes, t = code value / 256,
 // so that 255 and 1/256 fold into the segments' constants and the dithered add saturates at 0 by

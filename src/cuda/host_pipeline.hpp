@@ -1,4 +1,4 @@
-// The streamed host API (architecture.md "The ToneMapper object", the video seed's texture
+// The streamed host API (docs/architecture.md, "On the GPU"; the video seed's texture
 // pool): host frames in, host frames out, through `slots` frames in flight, each slot with
 // its own stream, device buffers, ToneMapper and pinned staging buffers, so the upload of one
 // frame, the kernels of another and the download of a third overlap.

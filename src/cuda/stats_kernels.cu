@@ -1,4 +1,4 @@
-// Frame statistics on the device (architecture.md stage 1; thesis ch. 5.2, average-luminance
+// Frame statistics on the device (docs/architecture.md stage 1; thesis ch. 5.2, average-luminance
 // seed): luminance, log-sum, min, max, smallest positive, NaN/Inf/negative counts.
 //  - fused (default): one launch, persistent grid, 16-byte loads, block totals in double, added
 //    into the frame's totals by integer atomics (fixed-point log-sum); the last block to finish
@@ -46,7 +46,7 @@ __device__ __noinline__ void finalise_frame(const StatsPartial& t, unsigned long
 
 
 // 32-bit: a frame holds at most 2^28 pixels (kMaxImagePixels), 2^26 groups; a 64-bit division
-// here cost ~20 instructions per pixel (bench/NOTES.md v2).
+// here cost ~20 instructions per pixel (docs/performance.md, global pipeline).
 __device__ __forceinline__ void group_coords(unsigned g, unsigned groups_per_row, int& x, int& y) {
   const unsigned q = g / groups_per_row;
   y = static_cast<int>(q);
@@ -57,7 +57,7 @@ __device__ __forceinline__ void group_coords(unsigned g, unsigned groups_per_row
 // total into frame->acc and takes a ticket (add_block_total, stats_reduce.cuh); the last block's
 // thread 0 reads the totals, finishes the frame and zeroes them. Until v19 each block stored a
 // partial and the last block loaded all of them (an L2 round trip) and reduced them across the
-// block; the atomics take neither, though the 4K time did not move (bench/NOTES.md v20).
+// block; the atomics take neither, though the 4K time did not move (v20 in docs/performance.md).
 // A frame part (g.defer_finish) leaves the totals, widened, in frame->exchange for the exchange
 // between parts instead (launch_finish_exchanged finishes it).
 __device__ void finish_by_last_block(const StatsPartial& mine, DeviceFrame* frame, const FrameGeometry& g,
@@ -85,7 +85,7 @@ __device__ void finish_by_last_block(const StatsPartial& mine, DeviceFrame* fram
 }
 
 // Blocks per SM the fused kernel is compiled for. ptxas' own choice (52-61 registers) fits 4
-// blocks of 256 threads per SM (not the 5 bench/NOTES.md assumed up to session 4); 5 for half
+// blocks of 256 threads per SM (not the 5 assumed before v15b); 5 for half
 // input (48 registers, no spill: -0.2 to -0.3 us at 4K, v15b/v16), 2 for float input, whose
 // kernels spill at 48 registers (v7: an 8-byte spill made the float-RGB pass 2.2x slower; v16: a
 // 10-byte spill, 2.6x).
@@ -96,7 +96,7 @@ constexpr int kStatsMinBlocks = sizeof(typename In::T) == 2 ? 5 : 2;
 // evict-first loads, the frame's last kStatsL2Keep of the L2's size with the normal read-only
 // ones. Evict-first lines are replaced before the L2's other lines: the previous frame's dirty
 // output and the frame's end stay, the end for the map pass (which walks backwards and reads it
-// first). 4K half RGBA, H100 (bench/NOTES.md v16), frame / statistics in the stream / map, ms:
+// first). 4K half RGBA, H100 (v16 in docs/performance.md), frame / statistics in the stream / map, ms:
 // no policy 0.0700 / 0.0337 / 0.0390; keep 0: 0.0700 / 0.0309 / 0.0415; 0.3: 0.0689 / 0.0314 /
 // 0.0402; 0.45: 0.0688 / 0.0321 / 0.0394; 0.6: 0.0693 / 0.0329 / 0.0390; 0.8: 0.0701.
 constexpr double kStatsL2Keep = 0.45;
@@ -168,7 +168,7 @@ __device__ __forceinline__ void add_packed_tail(const FrameGeometry& g, unsigned
 // words form a unit, each lane's group 4 consecutive pixels (load_item). Only whole units go
 // through the loop; the < 32 x G x kGroup pixels past the last one go to the last block as one
 // short "row". For pixel sizes that divide 16 bytes (half and float RGBA); float RGB keeps the
-// row kernel. 4K half RGBA, clean L2 (bench/NOTES.md v21): G = 1 (5 blocks per SM) 0.0283 ms as
+// row kernel. 4K half RGBA, clean L2 (v21d in docs/performance.md): G = 1 (5 blocks per SM) 0.0283 ms as
 // the row kernel; G = 2 (4 blocks) 0.0276-0.0278; G = 3 (3 blocks) 0.0277-0.0278; G = 4 (2 blocks)
 // 0.0276, and the best at 1080p (0.0121 against 0.0125-0.0128) and 8K.
 template <class In>

@@ -1,4 +1,4 @@
-// Per-pixel accumulation and the block-level combine of the statistics (architecture.md
+// Per-pixel accumulation and the block-level combine of the statistics (docs/architecture.md
 // stage 1), shared by every statistics variant and the finish step.
 #pragma once
 #include <cuda/atomic>

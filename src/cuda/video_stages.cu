@@ -9,7 +9,7 @@
 // without glare gather the frame's statistics on the way (decode420_stats_kernel), so no
 // statistics pass reads the decoded frame again. The encode stage serves the local operators but
 // reinhard-sat's tile-local path (the global operators' map and that tile map encode the 4:2:0
-// frame themselves: cuda/encode420.cuh). bench/NOTES.md has the stages' costs.
+// frame themselves: cuda/encode420.cuh). docs/performance.md has the stages' costs.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 

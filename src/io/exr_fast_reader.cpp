@@ -7,7 +7,7 @@
 // the channels in file order, A first, so the planar lines are interleaved here
 // (unpack_and_convert_fn), halves widened by Imath as the C++ reader does. The C++ reader
 // (exr_reader.cpp) reads every other kind of file, and every file this path refuses or fails on,
-// and reports the errors. Measured: bench/cpu/STILLS_NOTES.md.
+// and reports the errors. Measured: docs/performance.md.
 #include "exr_fast_reader.hpp"
 
 #include <Imath/half.h>

@@ -1,6 +1,6 @@
 // The PNG encoder's settings below the public write_png(path, image, level): the deflater (ISA-L
 // or zlib), the filter, the zlib strategy or ISA-L look-back and the number of threads. Separate so that the benchmark that chose the
-// defaults (bench/cpu/STILLS_NOTES.md) and the tests can try the others.
+// defaults (bench_codecs; docs/performance.md) and the tests can try the others.
 #pragma once
 #include <zlib.h>
 
@@ -15,7 +15,7 @@ enum class PngFilter : std::uint8_t { none = 0, sub = 1, up = 2, paeth = 4 };
 
 // Which library deflates the strips: zlib, or Intel's ISA-L (igzip), whose level 1 with a short
 // look-back is 3-9x faster than zlib's fastest strategies at about their size
-// (bench/cpu/STILLS_NOTES.md).
+// (docs/performance.md).
 enum class Deflater : std::uint8_t { zlib, isal };
 
 struct PngEncoding {

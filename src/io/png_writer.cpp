@@ -8,7 +8,7 @@
 // (igzip level 1, matches at most 2 bytes back: 3-9x faster than zlib's Huffman-only or RLE
 // strategies at their size); the other levels with zlib. libpng deflated on one thread only:
 // 0.26-0.41 s and 7.95 MB for a dithered 4K frame here (level 1, Paeth); zlib strips on 2 cores,
-// 0.09 s and 5.66 MB; ISA-L strips, see bench/cpu/STILLS_NOTES.md.
+// 0.09 s and 5.66 MB; ISA-L strips, see docs/performance.md.
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #include <zlib.h>
@@ -271,7 +271,7 @@ std::string encode_png(const OutputImage& image, const PngEncoding& enc) {
   return out;
 }
 
-// Chosen by measurement (bench/cpu/STILLS_NOTES.md, bench_codecs): the dither's noise leaves
+// Chosen by measurement (bench_codecs; docs/performance.md): the dither's noise leaves
 // deflate's string matching almost nothing to find. zlib's fastest was the Sub filter with runs
 // only (Z_RLE) or Huffman coding alone (5.66 MB for a dithered 4K frame, 1.83 MB undithered, in
 // 0.16 / 0.07 s on one thread here); ISA-L's level 1 with Sub and matches at most 2 bytes back

@@ -1,4 +1,4 @@
-// The colour-fidelity metric's per-pixel maths, written once (style.md 6) for the CPU's scalar
+// The colour-fidelity metric's per-pixel maths, written once for the CPU's scalar
 // reference (ciede2000.cpp), its vectorised runs (colour_batch.cpp, -O3 -ffast-math: libmvec's
 // vector atan2, sin, cos, exp, cbrt) and the GPU (src/cuda/quality/colour_gpu.cu, one thread a
 // pixel, -fmad=false): CIE L*a*b* of linear BT.709 RGB, CIEDE2000 as Sharma, Wu & Dalal write it

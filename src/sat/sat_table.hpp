@@ -5,7 +5,7 @@
 // reference below (one sequential-scan algorithm, rows then columns, threaded), the GPU side
 // implements recursive doubling, Blelloch, scan-transpose-scan and decoupled look-back.
 //
-// Precision strategy (architecture.md "Precision"). A float32 table of an 8K frame holds sums of
+// Precision strategy (docs/architecture.md, "Precision"). A float32 table of an 8K frame holds sums of
 // ~3.3e7 values: with a scaled-luminance mean of ~30 its entries reach ~1e9, whose float32
 // spacing (64) is larger than a dark 3x3 box's whole sum. Measured at 7680x4320 on the scene of
 // tests/unit/test_sat.cpp (mean 33: sky, sun, windows over a foreground down to 5e-4), maximum

@@ -1,11 +1,11 @@
-// The CUDA blur (BlurEngine, cuda_blur) against the CPU blur library, method by method
-// (style.md 10): every registry method on grey and RGBA images at 1x1, 31x17, 256x256 and
+// The CUDA blur (BlurEngine, cuda_blur) against the CPU blur library, method by method:
+// every registry method on grey and RGBA images at 1x1, 31x17, 256x256 and
 // 1920x1080, random HDR data (values in [0, 1) with sparse spikes of 100) and hard edges, plus a
 // user stream, poisoned outputs and larger sigmas.
 // Tolerance: max |gpu - cpu| <= tol * max |cpu| over the image, tol by what differs:
 //  - gaussian 1e-6: both accumulate in float64; only the float rounding of the row pass differs.
 //  - separable, direct, reshuffle, pyramids, repeated-box, spreading 1e-5: float summation
-//    order and FMA contraction (bench/BLUR_NOTES.md "For the CUDA follow-up").
+//    order and FMA contraction.
 //  - fft 2e-5: cuFFT vs FFTW, both float, different factorisations.
 //  - diffusion 2e-5: one rounding difference per step compounds over the steps.
 // Every test GTEST_SKIPs with the reason when there is no CUDA device.

@@ -1,5 +1,5 @@
 // The device glare (GlareEngine, cuda_apply_glare) against the CPU reference apply_glare
-// (style.md 10): HDR scenes of a few lamps (1e3-1e4) on a 0.01-1 background, with NaN, +Inf,
+// on HDR scenes of a few lamps (1e3-1e4) on a 0.01-1 background, with NaN, +Inf,
 // -Inf and negative samples, at 1x1, 31x17, 257x129 and 1920x1080, 3 and 4 channels (and grey),
 // under the default stream and a user stream, over poisoned device memory; strength 0 is a
 // bit-exact no-op; invalid parameters give the CPU's errors.

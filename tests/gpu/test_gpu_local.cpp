@@ -406,7 +406,7 @@ TEST(GpuLocalSanitizer, test_gpu_local_formats_params_streams) {
 // Young & van Vliet 1995) against the exact sampled Gaussian with clamp-to-edge borders, at the
 // scales of reinhard-local it covers (sigma >= 0.5), on a plane with noise, a bright square and
 // a step touching the borders (values in [0, 1]); a constant plane stays constant. Measured on
-// the H100: max 2.8-4.9 % of the range, rms 0.18-0.48 % (bench/LOCAL_NOTES.md).
+// the H100: max 2.8-4.9 % of the range, rms 0.18-0.48 % (docs/performance.md).
 TEST(GpuLocalGauss, test_gpu_recursive_gauss_close_to_exact) {
   REQUIRE_GPU();
   const int w = 517, h = 301;

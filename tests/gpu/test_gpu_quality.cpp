@@ -1,5 +1,5 @@
 // GpuQuality (TMQI, FSITM and colour fidelity on the device, include/tonekit/quality_cuda.hpp) against the CPU
-// reference (src/quality/) and issue 17's pinned validation values (style.md 10: awkward sizes,
+// reference (src/quality/) and issue 17's pinned validation values (awkward sizes,
 // a user stream, strided device rows, poisoned memory, bad pixels, size errors).
 // Tolerances and their reasons:
 //  - TMQI Q, S and the per-scale S: 1e-9 relative. The luminance planes, the stretch, the pyramid

@@ -1,4 +1,4 @@
-// The CUDA backend against the CPU reference (style.md 10): every global operator, every input
+// The CUDA backend against the CPU reference: every global operator, every input
 // and output format, awkward sizes up to 8K, bad pixels, default and user streams, real images.
 // Tolerances and why:
 //  - log-average within 1e-6 relative (both sum float logs in double; the order differs);

@@ -210,7 +210,7 @@ TEST(BlurExactForms, SpreadingIsTheTentAndBoxVariantsAgree) {
 // Every method with its automatic parameters against the exact Gaussian of the target sigma:
 // the fitted effective sigma and the remaining mean absolute difference (image range [0, 1.1]).
 // Tolerances: exact methods within their window truncation; approximations within what their
-// parameter steps and kernel shapes allow (measured values in bench/BLUR_NOTES.md).
+// parameter steps and kernel shapes allow (bench/cpu/blur_fit.cpp prints the measured values).
 TEST(BlurQuality, EveryMethodMatchesTheGaussianOfItsSigma) {
   const int w = 96, h = 80;
   const std::vector<float> in = test_scene(w, h, 5);

@@ -1,7 +1,7 @@
 // BlurEngine (include/tonekit/blur_cuda.hpp): resolve the plan into device scratch and weights
-// once (create), then run each frame as a fixed sequence of launches (dispatch, style.md 5).
-// Border semantics follow the CPU reference exactly (bench/BLUR_NOTES.md "For the CUDA
-// follow-up"): single-pass methods clamp on their own; pyramids, repeated boxes and diffusion
+// once (create), then run each frame as a fixed sequence of launches (the dispatch layer).
+// Border semantics follow the CPU reference exactly (blur_impl::clamped_border_padding,
+// src/blur/methods.hpp): single-pass methods clamp on their own; pyramids, repeated boxes and diffusion
 // run on the plane padded by blur_impl::clamped_border_padding(plan) replicated pixels, then crop;
 // spreading pads by its radius.
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// Launchers of the blur kernels (dispatch layer, style.md 5): host functions that pick the
+// Launchers of the blur kernels (dispatch layer): host functions that pick the
 // launch shape and call one thin kernel each. Planes hold `channels` (1 or 4) interleaved floats
 // per pixel, tightly packed. No allocation, no synchronisation: scratch comes from the engine.
 #pragma once

@@ -11,7 +11,7 @@
 // Separable, columns: each thread owns one pixel column (a 16-byte RGBA load per row, coalesced
 // across the warp) and 8 consecutive outputs, same sliding window; rows come through L1.
 // Banded (optional, BlurEngineConfig::separable_banded; off: slower on the H100, see
-// bench/BLUR_NOTES.md): for frames whose intermediate exceeds ~L2 / 2 the passes alternate over bands of
+// docs/performance.md): for frames whose intermediate exceeds ~L2 / 2 the passes alternate over bands of
 // B rows, rows(b) then columns(b), and the intermediate is a ring of `ring` rows (a power of two
 // >= B + 2r; row y lives in slot y & (ring - 1)): the ring stays in L2, so its rows are written
 // and read there and never reach DRAM; the frame moves its input and output bytes only.
@@ -477,7 +477,7 @@ __global__ void __launch_bounds__(kFusedThreads) sep_fused_kernel(const float* _
 // Shared memory: weights + R x 32 float4 + 32 x (span + 1) float4: 73 KB at taps 40 (sigma 6;
 // three blocks of 4 warps per SM), 91 KB at taps 56 (the limit, sigma 9; two blocks). Past it
 // the two passes are as fast or faster (4K: sigma 10 0.279 vs 0.278 ms, 11.5 0.315 vs 0.307).
-// Versions (H100, 4K sigma 6; bench/BLUR_NOTES.md): (a) 64-row steps, 4 outputs per lane in the
+// Versions (H100, 4K sigma 6; docs/performance.md): (a) 64-row steps, 4 outputs per lane in the
 // row phase, a double-buffered stage, 146 KB (one block of 8 warps per SM): 0.273 ms; (b) the
 // same, one stage buffer (two blocks per SM): 0.245 ms, 507 instructions per pixel, 59 % issue:
 // the row phase asked more 16-byte shared loads per FMA than the shared-memory pipe serves, and

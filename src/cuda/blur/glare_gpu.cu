@@ -99,7 +99,7 @@ __device__ __forceinline__ unsigned pack_half2(float lo, float hi) { return half
 // bit, into `copy` (the packed frame the later kernels read, the glare's output buffer), so the
 // array is read once, by the pass that reads the whole frame anyway (read through the surface by
 // the bright pass and the final add too, it cost the glare 0.035 ms more than linear memory at
-// 4K on an H100: texture-path reads of 8-byte texels; bench/INTEROP_NOTES.md). The surface's
+// 4K on an H100: texture-path reads of 8-byte texels; docs/performance.md). The surface's
 // pixels are summed in the order the packed copy's own would be, so the key has the same bits.
 template <bool Half>
 __global__ void __launch_bounds__(kThreads)

@@ -1,4 +1,4 @@
-// Kernels of the CUDA local operators (architecture.md stages 1-4 for local operators). The
+// Kernels of the CUDA local operators (docs/architecture.md stages 1-4 for local operators). The
 // maths is core/local_settings.hpp and sat/box_query.hpp, the functions the CPU reference
 // (src/cpu/local/) calls, evaluated in the same precision and order:
 //  - luminance plane: the sanitise policy of core::sanitise_channel, core::luminance_fma (the
@@ -227,7 +227,7 @@ __device__ __forceinline__ void local_store(const LocalMapArgs& a, int x, int y,
     // The default output (8-bit sRGB, dithered, saturation 1), as the global map kernel's default
     // path (cuda/encode_fast.cuh): c * (L_d / L_w) with the ratio once per pixel on the SFU, one
     // dither hash per pixel, no conversion-pipe rounding, one 4-byte store for RGBA
-    // (bench/LOCAL_NOTES.md v3: this epilogue was most of every local map kernel).
+    // (docs/performance.md, local operators: this epilogue was most of every local map kernel).
     const float k = lw >= cuda::kMinLuminance ? ld * cuda::rcp_approx(lw) : 0.0f;
     const std::uint32_t sums = cuda::dither_sums(core::dither_pixel_hash(x, row_seed));  // row_seed: core::dither_row_seed(frame row)
     const unsigned c0 = cuda::srgb8_dither_word(r * k, cuda::dither_offset256_from_sums(sums, 0));
@@ -440,7 +440,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
 // within float64 rounding. Cost: the region is read ((TW + 38)(TH + 38)) / (TW TH) times over
 // (4.8x for 32 x 32, 3.5x for 64 x 32, 2.5x for 64 x 64), from L2 after the first touch. 64 x 64
 // (the default) runs 512 threads per block, two blocks (2 x 85 KB of table) per SM: 32 warps
-// against 64 x 32's 24 (3 x 57 KB), and 27 % less staging per pixel (bench/LOCAL_NOTES.md).
+// against 64 x 32's 24 (3 x 57 KB), and 27 % less staging per pixel (docs/performance.md).
 template <int TW, int TH>
 struct TileDims {
   static constexpr int kRegionW = TW + 2 * kHalo, kRegionH = TH + 2 * kHalo;
@@ -494,7 +494,7 @@ __device__ __forceinline__ float load_luminance(const unsigned char* row, int x)
 // quarter of its instructions, ncu). The staging waits on memory, not on issue (H100, 4K: a block
 // that skips it maps 25 % faster): in the 64 x 64 tiles' kernel, 8- and 12-byte pixels load all
 // of a warp's rows (7 of 16 warps) in one batch, one round trip (4K 0.170 -> 0.164 ms against 3
-// rows, bench/LOCAL_NOTES.md session 8); float RGBA's 16-byte loads keep 3 rows, beyond which they
+// rows, docs/performance.md); float RGBA's 16-byte loads keep 3 rows, beyond which they
 // spill at 64 registers, and the 256-thread shapes keep 3, which keeps their registers (and blocks
 // per SM) as they were.
 template <class In, bool kVec, int TW, int TH>

@@ -24,10 +24,10 @@ struct LocalPassConfig {
   OutputFormat output{PixelType::u8, 4};
   Params params;  // from prepare_params(); reinhard-local, reinhard-sat or drago-local
   // H100, 4K: the float64 table's queries cost 0.26 ms against the pairs' 1.08 ms; the tile-local
-  // tables skip both the frame-sized table and the luminance plane (bench/LOCAL_NOTES.md).
+  // tables skip both the frame-sized table and the luminance plane (docs/performance.md).
   SatPrecision sat_auto = SatPrecision::tile_local_f64;
   // tile_local_f64: 32 x 32, 64 x 32 or 64 x 64 pixels per block (tuning; H100, 4K: 0.200 / 0.187 /
-  // 0.165 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: bench/LOCAL_NOTES.md sessions 7-8).
+  // 0.165 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: docs/performance.md).
   int tile_width = 64;
   int tile_height = 64;  // 64 only with tile_width 64 (512 threads per block)
   DodgeVariant variant = DodgeVariant::readonly_cache;

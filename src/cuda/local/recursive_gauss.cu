@@ -1,7 +1,7 @@
 // Recursive Gaussian (Young & van Vliet 1995, "Recursive implementation of the Gaussian filter",
 // Signal Processing 44: a causal and an anticausal 3-pole IIR pass per axis, ~7 multiply-adds per
 // pixel per pass whatever sigma) for the study issue 4 asks for: which Gaussian wins at each of
-// reinhard-local's scales on the GPU (bench/LOCAL_NOTES.md, `tonekit_local_bench`). It is not
+// reinhard-local's scales on the GPU (docs/performance.md, `tonekit_local_bench --gauss`). It is not
 // the operator's path: the CPU reference convolves exactly and the IIR is ~1 % of the peak off
 // the Gaussian (tests/gpu/test_gpu_local.cpp bounds it), which would cost the GPU-vs-CPU
 // agreement the operator's tests demand.

@@ -3,7 +3,7 @@
 // reference sat::build_sat_f64 ((w + 1) x (h + 1) doubles, pitch w + 1, row 0 and column 0
 // zero), so one set of tests covers them all; the tiled float32 hi/lo strategy of
 // sat/box_query.hpp (kSatTile tiles, one block each, single pass) is the fastest table (85% of
-// copy bandwidth at 4K) but its queries cost 4x a float64 table's (bench/LOCAL_NOTES.md).
+// copy bandwidth at 4K) but its queries cost 4x a float64 table's (docs/performance.md).
 //   recursive_doubling  Hensley et al. 2005: ceil(log_k n) passes per axis, each entry adds k - 1
 //                       entries k^p apart (radix k configurable), ping-pong between two tables.
 //   blelloch            Sengupta / Blelloch work-efficient up-sweep / down-sweep in shared memory,

@@ -6,7 +6,7 @@
 // results back is the candidate's only synchronisation: nothing else crosses the bus.
 // The colour penalty (mean CIEDE2000) ran on the CPU on a downloaded render, on a worker thread
 // while the GPU scored TMQI and FSITM; on an H200 it was then what the search waited for (212 of
-// drago's 260 ms at 4K, bench/QUALITY_NOTES.md), so it runs on the device now, from the CPU's own
+// drago's 260 ms at 4K, docs/performance.md), so it runs on the device now, from the CPU's own
 // per-pixel text (src/quality/colour_maths.hpp, src/cuda/quality/colour_gpu.cu).
 #include <cuda_runtime.h>
 

@@ -12,7 +12,7 @@
 //    double keys (pixels not compared keyed +inf, so they sort last), then the element
 //    ceil(0.95 n) - 1 of the n compared ones: the element the CPU's nth_element selects from the
 //    same values. A full sort rather than a select: 8 one-sweep passes over 2 x 66 MB at 4K
-//    (bench/QUALITY_NOTES.md), and launch-bound either way on the 83k pixels of an --auto proxy.
+//    (docs/performance.md), and launch-bound either way on the 83k pixels of an --auto proxy.
 // Built with -fmad=false (CMakeLists.txt): the lightness match and the L*a*b* matrix round as the
 // CPU's, which has no FMA (GCC's avx512f and avx2 clones do not imply -mfma); the transcendentals
 // (CUDA's against libmvec's, both within a few ulp) leave ~1e-12 relative per pixel

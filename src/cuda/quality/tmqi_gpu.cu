@@ -1,6 +1,6 @@
 // TMQI on the device (Yeganeh & Wang, IEEE TIP 2013; the definitions and conventions of the CPU
 // reference, src/quality/tmqi.cpp, whose header lists them). Float64 throughout, as the CPU: the
-// H100's FP64 rate makes that cheap (bench/QUALITY_NOTES.md), and the one-pass statistics
+// H100's FP64 rate makes that cheap (docs/performance.md), and the one-pass statistics
 // E[x^2] - E[x]^2 of a luminance stretched to 2^32 need it.
 // Per scale two thin kernels: the horizontal pass of the 11-tap window writes the five moments
 // (x, y, x^2, y^2, xy) over the 'valid' columns, the vertical pass turns them into the local

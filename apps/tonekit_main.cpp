@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "cli_common.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/tonemap.hpp"
+#include "tonekit/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace tonekit;
@@ -19,6 +21,12 @@ int main(int argc, char** argv) {
   CLI::App app{"tonekit: HDR tone mapping on the CPU or a CUDA GPU.", "tonekit"};
   app.require_subcommand(0, 1);
   app.fallthrough(false);
+  // --version: the version header's (include/tonekit/version.hpp) and the backends built in.
+#ifdef TONEKIT_HAS_CUDA
+  app.set_version_flag("--version", std::string("tonekit ") + TONEKIT_VERSION_STRING + " (CPU and CUDA backends)");
+#else
+  app.set_version_flag("--version", std::string("tonekit ") + TONEKIT_VERSION_STRING + " (CPU backend)");
+#endif
   std::string scenes = "Synthetic scenes (tonekit synth NAME OUT):\n";
   for (const synth::SceneInfo& s : synth::all_scenes()) scenes += "  " + std::string(s.id) + "\n";
   app.footer("\n" + cli::operators_help() + "\n" + scenes +

@@ -1,26 +1,46 @@
 # The two set-up commands of the README (run as root on a fresh Debian 12 machine):
-#   make demo   install what is missing, build Release, synthesise and tone-map the demo scenes
-#   make test   install what is missing, build Release, run the whole test suite (ctest)
-# Everything else is a helper of these two.
+#   make demo   install what the demo needs, build the tonekit CLI (Release), synthesise and
+#               tone-map the demo scenes
+#   make test   install what the tests need too, build everything (Release), run the whole test
+#               suite (ctest, every label but bench)
+# Everything else is a helper of these two. Both use build/ (the `release` preset's folder).
+# make demo builds only the CLI and what it links; configuring a new build/ it leaves out the
+# tests and benchmarks, and the CUDA backend unless the machine has an NVIDIA GPU (DEMO_CUDA=ON
+# or OFF decides otherwise). make test turns them all on and builds everything.
 
 BUILD ?= build
 JOBS ?= $(shell nproc)
 E2E := tests/studio/e2e
 CMAKE_FLAGS ?=
-DEB_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libisal-dev libcli11-dev \
-                libgtest-dev libbenchmark-dev libfftw3-dev pfstools pfstmo clang libclang-rt-14-dev python3 \
-                ffmpeg libcpp-httplib-dev nlohmann-json3-dev chromium nodejs python3-opencv \
-                libegl-dev libgl-dev libvulkan-dev xvfb
+DEMO_CUDA ?= $(shell if [ -e /dev/nvidiactl ] || nvidia-smi -L >/dev/null 2>&1; then echo ON; else echo OFF; fi)
+DEMO_CONFIG := $(if $(wildcard $(BUILD)/CMakeCache.txt),,-DTONEKIT_CUDA=$(DEMO_CUDA) -DTONEKIT_TESTS=OFF -DTONEKIT_BENCH=OFF)
+# What `make demo` needs: the toolchain, the CLI's libraries, and the peers and ffmpeg that
+# `tonekit compare` and the demo's MP4s run when they are installed.
+DEMO_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libisal-dev libcli11-dev \
+                 libfftw3-dev libcpp-httplib-dev nlohmann-json3-dev pfstools pfstmo python3 python3-opencv ffmpeg
+# What the tests add: GoogleTest and Google Benchmark, clang and libFuzzer (make fuzz), the
+# browser test's chromium and node (its node modules: npm ci below), GL/EGL/Vulkan headers and
+# Xvfb for the renderer example and the interop tests.
+TEST_PACKAGES := libgtest-dev libbenchmark-dev clang libclang-rt-14-dev chromium nodejs \
+                 libegl-dev libgl-dev libvulkan-dev xvfb
 
-.PHONY: demo test deps build fuzz bench-cpu clean
+.PHONY: demo test deps deps-demo build build-demo fuzz bench-cpu clean
 
-deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+# apt-get install of the packages in $(1) that are not installed yet.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
 	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+deps-demo:
+	$(call apt_install,$(DEMO_PACKAGES))
+
+deps: deps-demo
+	$(call apt_install,$(TEST_PACKAGES))
 	@# npm: Debian's package, unless the installed nodejs already brings its own (nodesource's does).
 	@if ! command -v npm >/dev/null; then \
 	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
@@ -32,11 +52,16 @@ deps:
 	  cd $(E2E) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
 
+build-demo: deps-demo
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(DEMO_CONFIG) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target tonekit_cli
+
 build: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DTONEKIT_CUDA=ON -DTONEKIT_TESTS=ON -DTONEKIT_BENCH=ON \
+	  $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: build-demo
 	$(BUILD)/bin/tonekit demo --out out/demo
 	$(BUILD)/bin/tonekit compare --synth 960x540 $(DEMO_IMAGES) --out out/compare
 

@@ -1,11 +1,11 @@
-#include "cpu/parallel.hpp"
+#include "core/parallel.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
 #include <vector>
 
-namespace tonekit::cpu {
+namespace tonekit::core {
 
 int worker_count() {
   static const int n = [] {
@@ -44,4 +44,4 @@ void parallel_rows(int height, const std::function<void(int, int, int)>& body) {
   for (auto& t : threads) t.join();
 }
 
-}  // namespace tonekit::cpu
+}  // namespace tonekit::core

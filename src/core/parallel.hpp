@@ -1,8 +1,11 @@
-// Threads over rows for the CPU backend: one contiguous band of rows per hardware thread.
+// Threads over rows for the host code (the CPU backend, the summed-area tables, blur, quality):
+// one contiguous band of rows per hardware thread. In core/ because sat/ sits below cpu/ and
+// uses it too (the layers of docs/architecture.md); cpu/parallel.hpp gives the CPU backend the
+// same functions under its own namespace. TONEKIT_THREADS sets the worker count.
 #pragma once
 #include <functional>
 
-namespace tonekit::cpu {
+namespace tonekit::core {
 
 int worker_count();
 // Calls body(band, y_begin, y_end) for `bands` (<= worker_count()) contiguous bands covering
@@ -10,4 +13,4 @@ int worker_count();
 void parallel_rows(int height, const std::function<void(int band, int y_begin, int y_end)>& body);
 int band_count(int height);
 
-}  // namespace tonekit::cpu
+}  // namespace tonekit::core

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cpu/parallel.hpp"
+#include "core/parallel.hpp"
 #include "sat/box_query.hpp"
 
 namespace tonekit::sat {
@@ -31,7 +31,7 @@ void sat_accumulate_columns(double* table, int w, int h) {
   const std::size_t pitch = table_pitch(w);
   // Column bands: each thread walks down its own columns; rows are read and written
   // contiguously within the band (vectorised).
-  cpu::parallel_rows(w + 1, [&](int, int x0, int x1) {
+  core::parallel_rows(w + 1, [&](int, int x0, int x1) {
     for (int y = 2; y <= h; ++y) {
       const double* above = table + static_cast<std::size_t>(y - 1) * pitch;
       double* here = table + static_cast<std::size_t>(y) * pitch;
@@ -43,7 +43,7 @@ void sat_accumulate_columns(double* table, int w, int h) {
 void build_sat_f64(const float* plane, int w, int h, std::size_t plane_pitch, double* table, double offset) {
   const std::size_t pitch = table_pitch(w);
   for (std::size_t x = 0; x < pitch; ++x) table[x] = 0.0;
-  cpu::parallel_rows(h, [&](int, int y0, int y1) {
+  core::parallel_rows(h, [&](int, int y0, int y1) {
     for (int y = y0; y < y1; ++y)
       sat_row_prefix(plane + static_cast<std::size_t>(y) * plane_pitch, w, table + static_cast<std::size_t>(y + 1) * pitch,
                      offset);
@@ -52,8 +52,8 @@ void build_sat_f64(const float* plane, int w, int h, std::size_t plane_pitch, do
 }
 
 double plane_mean(const float* plane, int w, int h, std::size_t plane_pitch) {
-  std::vector<double> partial(cpu::band_count(h), 0.0);
-  cpu::parallel_rows(h, [&](int band, int y0, int y1) {
+  std::vector<double> partial(core::band_count(h), 0.0);
+  core::parallel_rows(h, [&](int band, int y0, int y1) {
     double s = 0.0;
     for (int y = y0; y < y1; ++y) {
       const float* row = plane + static_cast<std::size_t>(y) * plane_pitch;
@@ -73,7 +73,7 @@ std::size_t tiled_entries(int w, int h) {
 
 void build_sat_tiled(const float* plane, int w, int h, std::size_t plane_pitch, float* hi, float* lo) {
   const TiledLayout t = tiled_layout(w, h);
-  cpu::parallel_rows(t.tiles_y, [&](int, int ty0, int ty1) {
+  core::parallel_rows(t.tiles_y, [&](int, int ty0, int ty1) {
     std::vector<double> local(kSatTileEntries);
     for (int ty = ty0; ty < ty1; ++ty)
       for (int tx = 0; tx < t.tiles_x; ++tx) {

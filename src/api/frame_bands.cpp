@@ -1,5 +1,6 @@
 // Bands of a frame split over several GPUs (tonekit/multi_gpu.hpp): how far each operator reads
-// beyond a pixel's row, and the split itself. Host code, built with or without CUDA.
+// beyond a pixel's row, and the split itself. Host code, built with or without CUDA; in api/
+// because glare's context reads the blur's pyramid plan (the layers of docs/architecture.md).
 #include <algorithm>
 #include <string>
 

@@ -1,5 +1,5 @@
 // MultiGpuToneMapper in a build without CUDA or without NCCL's header (include/tonekit/multi_gpu.hpp):
-// create() says why; plan_bands and operator_context_rows (core/frame_bands.cpp) still work.
+// create() says why; plan_bands and operator_context_rows (api/frame_bands.cpp) still work.
 #include "tonekit/multi_gpu.hpp"
 
 namespace tonekit {

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "api/cuda_entry.hpp"
 #include "request_gate.hpp"
 #include "stream/sequence_pattern.hpp"
 #include "service.hpp"
@@ -161,7 +160,7 @@ void StudioServer::add_routes() {
   http.Get("/api/status", [backend, upload_limit, request_limit](const httplib::Request&, httplib::Response& res) {
     std::size_t used = 0, total = 0;
     json memory = nullptr;  // the page shows "n/a"
-    if (cuda_entry::device_memory_info(&used, &total)) memory = {{"used", used}, {"total", total}};
+    if (cuda_memory_info(&used, &total)) memory = {{"used", used}, {"total", total}};
     send_json(res, {{"backend", backend}, {"cuda_available", cuda_available()}, {"gpu_memory", memory},
                     {"max_upload_bytes", upload_limit}, {"max_request_bytes", request_limit}});
   });

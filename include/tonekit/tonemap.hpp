@@ -1,5 +1,6 @@
 // Host tone-mapping API: statistics and whole-image tone mapping on a chosen backend.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -65,6 +66,9 @@ struct MapTimings {
 
 // CUDA devices this process can use (0 without a CUDA build or a GPU).
 int cuda_device_count();
+// Device memory in use and in total on this thread's CUDA device (cudaMemGetInfo); false when
+// no device can be asked (a build without CUDA, no device, or the call failed). No allocation.
+bool cuda_memory_info(std::size_t* used, std::size_t* total);
 // The CUDA device on which this thread's tone_map calls with the cuda backend (and
 // cuda_apply_glare) run; each device keeps its own cached pipeline (`map --devices` maps on one
 // thread per device). Default: the runtime's current device (0).

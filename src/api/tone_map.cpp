@@ -28,6 +28,8 @@ bool cuda_available() { return cuda_entry::available(); }
 
 int cuda_device_count() { return cuda_entry::device_count(); }
 
+bool cuda_memory_info(std::size_t* used, std::size_t* total) { return cuda_entry::device_memory_info(used, total); }
+
 Status use_cuda_device(int device) { return cuda_entry::use_device(device); }
 
 void start_cuda_in_background() { cuda_entry::start_in_background(); }

@@ -5,8 +5,11 @@
 include(CMakePackageConfigHelpers)
 set(TONEKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tonekit)
 
+# gl.hpp and vulkan.hpp stay out: the renderer passes (src/interop: tonekit_gl, tonekit_vulkan)
+# are not in the package yet (each would bring a second static CUDA runtime next to the one in
+# libtonekit.so).
 install(DIRECTORY include/tonekit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel
-  FILES_MATCHING PATTERN "*.hpp")
+  FILES_MATCHING PATTERN "*.hpp" PATTERN "gl.hpp" EXCLUDE PATTERN "vulkan.hpp" EXCLUDE)
 install(FILES ${TONEKIT_GENERATED_INCLUDE}/tonekit/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tonekit
   COMPONENT devel)
 

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "cli_common.hpp"
+#include "egl_context.hpp"
 #include "frame_output.hpp"
-#include "interop/egl_context.hpp"
+#include "options.hpp"
 #include "scene.hpp"
 #include "window.hpp"
 #include "tonekit/blur.hpp"
@@ -40,7 +40,7 @@
 #endif
 
 using namespace tonekit;
-using namespace tonekit::cli;
+using namespace night_drive;
 
 namespace {
 

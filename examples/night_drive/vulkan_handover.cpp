@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string>
 
-#include "interop/vulkan_frames.hpp"
+#include "vulkan_frames.hpp"
 
 namespace night_drive {
 namespace {

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "interop/egl_context.hpp"
+#include "egl_context.hpp"
 
 namespace tonekit::interop_test {
 

@@ -14,7 +14,7 @@
 
 #include "gpu/gpu_test_support.hpp"
 #include "interop/interop_test_support.hpp"
-#include "interop/vulkan_frames.hpp"
+#include "vulkan_frames.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/vulkan.hpp"
 

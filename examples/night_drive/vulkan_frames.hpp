@@ -1,8 +1,9 @@
 // The Vulkan side of tonekit::VulkanPass for the night-drive renderer and the interop tests: a
 // headless Vulkan device (no surface, no shaders) that allocates linear frames in exportable
 // memory and binary semaphores with exportable handles, exports their file descriptors, and
-// submits the empty batches that signal or wait on them. Internal (not installed): an
-// application brings its own Vulkan code; this is the smallest honest one.
+// submits the empty batches that signal or wait on them. The example's own code (target
+// tonekit_vulkan_frames, which the interop tests share; not installed): an application brings
+// its own Vulkan code; this is the smallest honest one.
 #pragma once
 #include <vulkan/vulkan.h>
 

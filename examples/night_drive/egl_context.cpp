@@ -1,4 +1,4 @@
-#include "interop/egl_context.hpp"
+#include "egl_context.hpp"
 
 #include <EGL/eglext.h>
 #define GL_GLEXT_PROTOTYPES 1

@@ -1,6 +1,6 @@
 // A headless Vulkan device for the interop frames (vulkan_frames.hpp). Every Vulkan call is
 // checked; errors name the call and the VkResult.
-#include "interop/vulkan_frames.hpp"
+#include "vulkan_frames.hpp"
 
 #include <cstring>
 #include <vector>

@@ -1,6 +1,7 @@
-// Internal (the night-drive renderer and the interop tests share it). A headless OpenGL 4.5 core context through EGL (issue 18 item 3): on NVIDIA the GPU's EGL device
-// (EGL_EXT_platform_device, no X server), else the default display with a surfaceless context
-// (Mesa's llvmpipe here: software GL, enough to check the scene renders).
+// The renderer's headless OpenGL 4.5 core context through EGL (issue 18 item 3): on NVIDIA the
+// GPU's EGL device (EGL_EXT_platform_device, no X server), else the default display with a
+// surfaceless context (Mesa's llvmpipe here: software GL, enough to check the scene renders).
+// The example's own code, not the library's (target tonekit_egl, which the interop tests share).
 #pragma once
 #include <EGL/egl.h>
 

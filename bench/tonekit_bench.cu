@@ -486,7 +486,9 @@ int main(int argc, char** argv) {
                             {"f32rgb->rgb8", InputFormat::rgb_f32, {PixelType::u8, 3}}};
   struct Res { int w, h; const char* name; };
   const Res resolutions[] = {{1920, 1080, "1920x1080"}, {3840, 2160, "3840x2160"}, {7680, 4320, "7680x4320"}};
-  const char* ops[] = {"linear", "log", "drago", "reinhard", "histeq"};
+  std::vector<const char*> ops;  // every global operator of the registry
+  for (const OperatorDesc* d : all_operators())
+    if (d->locality == Locality::global) ops.push_back(d->id);
   const int runs = quick ? 5 : 200;
   for (const Res& r : resolutions) {
     if (quick && r.w > 1920) break;

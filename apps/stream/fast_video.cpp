@@ -247,37 +247,14 @@ TK_CLONES void map_planar_row(const float* __restrict r, const float* __restrict
   }
 }
 
-// map_planar_row with the frame's curve, for the kinds it covers (false: histeq, which reads a
-// table; the caller goes through the chunks).
+// map_planar_row with the frame's curve (false: no global curve).
 bool map_planar_curve(const core::CurveSettings& s, const float* r, const float* g, const float* b, int n, float* out) {
-  using core::CurveKind;
-  float* out_g = out + n;
-  float* out_b = out + 2 * n;
-  switch (s.kind) {
-    case CurveKind::linear: {
-      const float off = static_cast<float>(s.linear_offset), sc = static_cast<float>(s.linear_scale);
-      map_planar_row(r, g, b, n, [=](float lw) { return core::linear_curve(lw, off, sc); }, out, out_g, out_b);
-      return true;
-    }
-    case CurveKind::log: {
-      const float e = static_cast<float>(s.log_exposure), inv = static_cast<float>(s.log_inv_denominator);
-      map_planar_row(r, g, b, n, [=](float lw) { return core::log_curve(lw, e, inv); }, out, out_g, out_b);
-      return true;
-    }
-    case CurveKind::drago: {
-      const float in = static_cast<float>(s.drago_input_scale), im = static_cast<float>(s.drago_inv_lwmax);
-      const float os = static_cast<float>(s.drago_output_scale), bp = static_cast<float>(s.drago_bias_power);
-      map_planar_row(r, g, b, n, [=](float lw) { return core::drago_curve(lw, in, im, os, bp); }, out, out_g, out_b);
-      return true;
-    }
-    case CurveKind::reinhard: {
-      const float sc = static_cast<float>(s.reinhard_scale), iw = static_cast<float>(s.reinhard_inv_white_sq);
-      map_planar_row(r, g, b, n, [=](float lw) { return core::reinhard_curve(lw, sc, iw); }, out, out_g, out_b);
-      return true;
-    }
-    case CurveKind::histeq: return false;
-  }
-  return false;
+  bool mapped = false;
+  core::visit_curve(core::cast_curve<float>(s), [&](const auto& curve) {
+    map_planar_row(r, g, b, n, curve, out, out + n, out + 2 * n);
+    mapped = true;
+  });
+  return mapped;
 }
 
 // An interleaved RGB row -> the planar buffer encode_planar reads.
@@ -654,12 +631,13 @@ Status FastVideo::map(const std::uint8_t* frame, const Params& params, const cpu
   // The frame is kept planar unless the curve reads it again (the robust peak below 100 %,
   // histeq's histogram: cpu::global_curve reads an interleaved view): no interleave in the
   // decode, no de-interleave in the map.
-  const bool planar = !(core::peak_percentile_of(params) < 100.0) && core::curve_kind_for(params.op()) != core::CurveKind::histeq;
+  const core::CurvePlan plan = core::compile_curve_plan(params);
+  const bool planar = !(plan.peak_percentile < 100.0) && plan.histogram_bins == 0;
   std::vector<cpu::StatsPartial> partials;
   decode_into(frame, scene, &partials, planar);
   stats = cpu::merge_stats(partials, static_cast<std::uint64_t>(width_) * height_);
   std::vector<float> hist_table;
-  const core::CurveSettings curve = cpu::global_curve(scene.view(), params, stats, hook, hist_table);
+  const core::CurveSettings curve = cpu::global_curve(scene.view(), plan, stats, hook, hist_table);
   const float saturation = static_cast<float>(core::make_colour_settings(params).saturation);
   // cpu::tone_map's map pass per chunk (load, curve, colour), its clamp to [0, 1] left to the
   // OETF's own, straight into the planar row encode_planar reads.

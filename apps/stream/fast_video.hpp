@@ -8,7 +8,7 @@
 // the OETF a polynomial (AVX-512) or exp2/log2 series (portable). For global operators map() fuses
 // the statistics into the decode and the encode into the map. Results stay within one 8-bit code
 // of the reference (StreamCli.FastPathWithinOneCodeOfTheReference); every other case goes through
-// the reference. bench/cpu/STREAM_NOTES.md has the measurements behind each choice.
+// the reference. docs/performance.md (CPU stream) has the measurements behind each choice.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -1,4 +1,4 @@
-// Local operators' shared maths (style.md 6: write the maths once, schedule it per backend):
+// Local operators' shared maths (written once, scheduled per backend):
 // the settings struct both backends fill, Reinhard 2002's centre-surround activity and scale
 // selection, the Gaussian kernel weights of the reference and the box widths of the SAT
 // variant, and Qian 2013's local Drago curve. Every function is TK_HD so the CPU reference
@@ -227,10 +227,9 @@ TK_HD T drago_local_ld(T lw, T lwa, const LocalSettings& s) {
 #if !defined(__CUDA_ARCH__)
 // Host side: registry id -> kind, and Params -> LocalParams (the registry's names).
 inline LocalKind local_kind_for(const OperatorDesc& op) {
-  const std::string_view id = op.id;
-  if (id == "reinhard-local") return LocalKind::reinhard_gauss;
-  if (id == "reinhard-sat") return LocalKind::reinhard_box;
-  if (id == "drago-local") return LocalKind::drago_local;
+  if (&op == &ReinhardLocalOperator::descriptor()) return LocalKind::reinhard_gauss;
+  if (&op == &ReinhardSatOperator::descriptor()) return LocalKind::reinhard_box;
+  if (&op == &DragoLocalOperator::descriptor()) return LocalKind::drago_local;
   return LocalKind::none;
 }
 
@@ -252,10 +251,8 @@ inline LocalParams local_params_from(const Params& p) {
   return lp;
 }
 
-inline CurveStats curve_stats_from(const FrameStats& f) { return curve_stats_hd(f); }
-
 inline LocalSettings make_local_settings(const Params& p, const FrameStats& f) {
-  return make_local_settings_hd(local_params_from(p), curve_stats_from(f));
+  return make_local_settings_hd(local_params_from(p), curve_stats_hd(f));
 }
 #endif
 

@@ -1,6 +1,8 @@
 #include "core/map_settings.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/colour.hpp"
@@ -8,44 +10,27 @@
 
 namespace tonekit::core {
 
-CurveKind curve_kind_for(const OperatorDesc& op) {
-  const std::string_view id = op.id;
-  if (id == "log") return CurveKind::log;
-  if (id == "drago") return CurveKind::drago;
-  if (id == "reinhard") return CurveKind::reinhard;
-  if (id == "histeq") return CurveKind::histeq;
-  return CurveKind::linear;
-}
-
 double peak_percentile_of(const Params& p) { return p.has("peak_percentile") ? p.get("peak_percentile") : 100.0; }
 
-CurveParams curve_params_from(const Params& p) {
-  CurveParams c;
-  c.kind = curve_kind_for(p.op());
-  c.peak_percentile = peak_percentile_of(p);
-  switch (c.kind) {
-    case CurveKind::linear:
-      c.exposure = p.get("exposure");
-      c.normalize = p.get("normalize");
-      break;
-    case CurveKind::log:
-      c.exposure = p.get("exposure");
-      break;
-    case CurveKind::drago:
-      c.exposure = p.get("exposure");
-      c.bias = p.get("bias");
-      c.ld_max = p.get("ld_max");
-      break;
-    case CurveKind::reinhard:
-      c.key = p.get("key");
-      c.auto_key = p.get("auto_key");
-      c.white = p.get("white");
-      break;
-    case CurveKind::histeq:
-      c.bins = static_cast<int>(p.get("bins"));
-      break;
+CurvePlan compile_curve_plan(const Params& p) {
+  CurvePlan plan;
+  plan.peak_percentile = peak_percentile_of(p);
+  const bool found = visit_all<GlobalOperators>([&](auto op, int index) {
+    using Op = decltype(op);
+    if (&Op::descriptor() != &p.op()) return false;
+    const typename Op::Settings settings = Op::settings_from(p);
+    plan.op = index;
+    plan.settings.set(settings);
+    plan.histogram_bins = Op::histogram_bins(settings);
+    return true;
+  });
+  if (!found && p.op().locality == Locality::global) {
+    // A global descriptor outside GlobalOperators cannot come from the registry (it is built
+    // from the list): a programming error, not an input one.
+    std::fprintf(stderr, "tonekit: internal error: global operator '%s' is not in GlobalOperators\n", p.op().id);
+    std::abort();
   }
-  return c;
+  return plan;
 }
 
 CurveStats curve_stats_from(const FrameStats& s) { return curve_stats_hd(s); }
@@ -58,8 +43,12 @@ HistogramRange histogram_range(const FrameStats& stats) {
   return r;
 }
 
+CurveSettings make_curve_settings(const CurvePlan& plan, const FrameStats& stats, const float* hist_table) {
+  return prepare_curve_hd(plan, curve_stats_from(stats), hist_table);
+}
+
 CurveSettings make_curve_settings(const Params& p, const FrameStats& stats, const float* hist_table) {
-  return make_curve_settings_hd(curve_params_from(p), curve_stats_from(stats), hist_table);
+  return make_curve_settings(compile_curve_plan(p), stats, hist_table);
 }
 
 ColourSettings make_colour_settings(const Params& p) {

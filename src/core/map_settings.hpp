@@ -17,11 +17,9 @@ struct ColourSettings {
   bool dither = true;
 };
 
-CurveKind curve_kind_for(const OperatorDesc& op);
-
-// The registry's Params and the frame statistics as the plain structs of curve_setup.hpp,
-// whose make_curve_settings_hd both backends run (the CUDA one on the device).
-CurveParams curve_params_from(const Params& params);
+// The operator's Params as the plain plan of curve_setup.hpp, compiled once per call or stream:
+// its global curve's settings (op -1 for a local operator), the histogram it needs, the peak.
+CurvePlan compile_curve_plan(const Params& params);
 // The operator's peak_percentile, 100 (the brightest pixel) for operators without one.
 double peak_percentile_of(const Params& params);
 CurveStats curve_stats_from(const FrameStats& stats);
@@ -29,7 +27,8 @@ CurveStats curve_stats_from(const FrameStats& stats);
 // Reinhard 2002 ("Parameter estimation for photographic tone reproduction", Eq 1) automatic key.
 double estimate_key(const FrameStats& stats);
 
-// hist_table must outlive the returned settings for histeq (may be null for other operators).
+// hist_table must outlive the returned settings when plan.histogram_bins > 0 (else may be null).
+CurveSettings make_curve_settings(const CurvePlan& plan, const FrameStats& stats, const float* hist_table);
 CurveSettings make_curve_settings(const Params& params, const FrameStats& stats, const float* hist_table);
 ColourSettings make_colour_settings(const Params& params);
 

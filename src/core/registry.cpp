@@ -1,12 +1,13 @@
-// The registry and the one place that fills defaults and validates parameters
-// (style.md 3: prepare once at the API boundary; kernels then trust their inputs).
+// The registry, built from the operator lists of core/operators/registry.hpp, and the one place
+// that fills defaults and validates parameters (prepared once at the API boundary; kernels then
+// trust their inputs).
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "core/operators/operators_internal.hpp"
+#include "core/operators/registry.hpp"
 
 namespace tonekit {
 
@@ -30,11 +31,16 @@ ParamDesc peak_percentile_param() {
 }  // namespace core
 
 const std::vector<const OperatorDesc*>& all_operators() {
-  static const std::vector<const OperatorDesc*> ops{
-      &core::linear_operator(), &core::log_operator(), &core::drago_operator(),
-      &core::reinhard_operator(), &core::histeq_operator(), &core::reinhard_local_operator(),
-      &core::reinhard_sat_operator(), &core::drago_local_operator(),
-  };
+  static const std::vector<const OperatorDesc*> ops = [] {
+    std::vector<const OperatorDesc*> list;
+    auto add = [&](auto op, int) {
+      list.push_back(&decltype(op)::descriptor());
+      return false;
+    };
+    core::visit_all<core::GlobalOperators>(add);
+    core::visit_all<core::LocalOperators>(add);
+    return list;
+  }();
   return ops;
 }
 

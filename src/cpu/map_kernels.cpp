@@ -52,7 +52,7 @@ inline void load_f16(const std::uint16_t* p, int n, Chunk& c) {
 // included), then a separate interleaving store. The dither hash is one per pixel
 // (core::dither_pixel_hash), computed once for the three channels by the caller: recomputing it
 // in each channel's loop, as core::quantise does, tripled the map pass's CPU time (4K, 2 cores:
-// 0.26 s with dither against 0.09 s without; bench/cpu/STILLS_NOTES.md). Same bits either way.
+// 0.26 s with dither against 0.09 s without; docs/performance.md). Same bits either way.
 template <unsigned kMax, bool kDither, class Encode>
 inline void quantise_plane(const float* src, int n, int ch, const std::uint32_t* hashes, std::uint32_t* codes,
                            Encode encode) {
@@ -223,34 +223,12 @@ TK_CLONES void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r) {
   r.log_sum += sum;
 }
 
+// The frame's curve (cast to float once per chunk, as the CUDA kernels do once per block) over the
+// chunk's luminances; the loop is flattened into each clone with the operator's curve inlined.
 TK_CLONES void curve_chunk(const core::CurveSettings& s, Chunk& c, int n) {
-  using core::CurveKind;
-  switch (s.kind) {
-    case CurveKind::linear: {
-      const float off = static_cast<float>(s.linear_offset), sc = static_cast<float>(s.linear_scale);
-      for (int i = 0; i < n; ++i) c.ld[i] = core::linear_curve(c.lw[i], off, sc);
-      break;
-    }
-    case CurveKind::log: {
-      const float e = static_cast<float>(s.log_exposure), inv = static_cast<float>(s.log_inv_denominator);
-      for (int i = 0; i < n; ++i) c.ld[i] = core::log_curve(c.lw[i], e, inv);
-      break;
-    }
-    case CurveKind::drago: {
-      const float in = static_cast<float>(s.drago_input_scale), im = static_cast<float>(s.drago_inv_lwmax);
-      const float out = static_cast<float>(s.drago_output_scale), bp = static_cast<float>(s.drago_bias_power);
-      for (int i = 0; i < n; ++i) c.ld[i] = core::drago_curve(c.lw[i], in, im, out, bp);
-      break;
-    }
-    case CurveKind::reinhard: {
-      const float sc = static_cast<float>(s.reinhard_scale), iw = static_cast<float>(s.reinhard_inv_white_sq);
-      for (int i = 0; i < n; ++i) c.ld[i] = core::reinhard_curve(c.lw[i], sc, iw);
-      break;
-    }
-    case CurveKind::histeq:
-      for (int i = 0; i < n; ++i) c.ld[i] = core::apply_curve<float>(s, c.lw[i]);
-      break;
-  }
+  core::visit_curve(core::cast_curve<float>(s), [&](const auto& curve) {
+    for (int i = 0; i < n; ++i) c.ld[i] = curve(c.lw[i]);
+  });
 }
 
 TK_CLONES void colour_chunk(Chunk& c, int n, float saturation) {

@@ -63,11 +63,11 @@ std::vector<std::uint64_t> peak_histogram(const ImageView& input, const core::Pe
 void apply_robust_peak(const ImageView& input, FrameStats& stats, double percentile);
 
 // A global operator's curve for the frame `in` whose statistics pass gave `stats`: the robust
-// peak (second read, only for peak_percentile < 100) into stats, the histeq table (second read,
-// histeq only) into hist_table (the curve points into it), then the temporal hook, if any, on
-// the statistics the curve reads. cpu::tone_map's order; streams that gather the statistics
-// while decoding (stream/fast_video.cpp) call it too.
-core::CurveSettings global_curve(const ImageView& in, const Params& params, FrameStats& stats, const CurveStatsHook* hook,
-                                 std::vector<float>& hist_table);
+// peak (second read, only for peak_percentile < 100) into stats, the equalisation table (second
+// read, only when plan.histogram_bins > 0) into hist_table (the curve points into it), then the
+// temporal hook, if any, on the statistics the curve reads. cpu::tone_map's order; streams that
+// gather the statistics while decoding (stream/fast_video.cpp) call it too.
+core::CurveSettings global_curve(const ImageView& in, const core::CurvePlan& plan, FrameStats& stats,
+                                 const CurveStatsHook* hook, std::vector<float>& hist_table);
 
 }  // namespace tonekit::cpu

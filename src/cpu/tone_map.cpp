@@ -1,5 +1,6 @@
 // CPU reference backend: statistics pass, (histogram pass for histeq), then one map pass per
-// row: curve -> colour reconstruction -> transfer -> quantise (architecture.md stages 1-4).
+// row: curve -> colour reconstruction -> transfer -> quantise (docs/architecture.md, a frame's
+// data flow).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -40,13 +41,12 @@ Status check_views(const ImageView& in, const ImageView& out) {
 
 }  // namespace
 
-core::CurveSettings global_curve(const ImageView& in, const Params& params, FrameStats& stats, const CurveStatsHook* hook,
-                                 std::vector<float>& hist_table) {
-  apply_robust_peak(in, stats, core::peak_percentile_of(params));
+core::CurveSettings global_curve(const ImageView& in, const core::CurvePlan& plan, FrameStats& stats,
+                                 const CurveStatsHook* hook, std::vector<float>& hist_table) {
+  apply_robust_peak(in, stats, plan.peak_percentile);
   hist_table.clear();
-  if (core::curve_kind_for(params.op()) == core::CurveKind::histeq)
-    hist_table = core::histeq_table(log_luminance_histogram(in, stats, static_cast<int>(params.get("bins"))));
-  return core::make_curve_settings(params, hook && *hook ? (*hook)(stats) : stats, hist_table.data());
+  if (plan.histogram_bins > 0) hist_table = core::histeq_table(log_luminance_histogram(in, stats, plan.histogram_bins));
+  return core::make_curve_settings(plan, hook && *hook ? (*hook)(stats) : stats, hist_table.data());
 }
 
 Status tone_map(const ImageView& in, const Params& params, const ImageView& out, FrameStats* stats_out,
@@ -56,7 +56,7 @@ Status tone_map(const ImageView& in, const Params& params, const ImageView& out,
   const auto t0 = Clock::now();
   FrameStats stats = compute_stats(in);
   std::vector<float> hist_table;
-  const core::CurveSettings curve = global_curve(in, params, stats, hook, hist_table);
+  const core::CurveSettings curve = global_curve(in, core::compile_curve_plan(params), stats, hook, hist_table);
   const double stats_ms = ms_since(t0);
 
   const auto t1 = Clock::now();

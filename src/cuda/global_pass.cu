@@ -2,7 +2,7 @@
 // scratch, allocated once in create(); process() enqueues statistics -> (temporal step) ->
 // (robust peak: histogram -> percentile) -> (histogram -> scan) -> map on the caller's stream with no allocation and no host
 // synchronisation. The curve constants of each frame are derived on the device from that frame's
-// statistics (core::make_curve_settings_hd in the last block of the statistics pass, again in the
+// statistics (core::prepare_curve_hd in the last block of the statistics pass, again in the
 // temporal step's kernel with the adapted key and peak), so the key never travels to the host.
 #include <cuda_runtime.h>
 
@@ -43,7 +43,7 @@ struct GlobalPass::Impl {
   int device = 0;
   int sm_count = 0;
   FrameGeometry geo;
-  core::CurveParams curve{};
+  core::CurvePlan curve{};
   MapColour colour{};
   DeviceFrame* frame = nullptr;
   StatsScratch stats;
@@ -100,7 +100,7 @@ struct GlobalPass::Impl {
     TK_CUDA_CHECK(cudaMalloc(&scan_temp, std::max<std::size_t>(scan_temp_bytes, 16)));
     if (Status st = ev.create(); !st.ok()) return st;
     timings = cfg.timings;
-    curve = core::curve_params_from(cfg.params);
+    curve = core::compile_curve_plan(cfg.params);
     colour = colour_from(cfg.params);
     return {};
   }
@@ -138,8 +138,8 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
   g.in = static_cast<const unsigned char*>(device_in);
   g.in_stride = in_stride;
   if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
-  const float* table = m.curve.kind == core::CurveKind::histeq ? m.table : nullptr;
-  core::CurveParams curve = m.curve;
+  const float* table = m.curve.histogram_bins > 0 ? m.table : nullptr;
+  core::CurvePlan curve = m.curve;
   curve.temporal = temporal;
   if (totals_in_exchange) {  // gathered by the kernel that wrote the frame (the video decode)
     if (part.exchange) return invalid_argument("ToneMapper: statistics gathered in the decode take whole frames");
@@ -165,12 +165,12 @@ Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* d
   if (temporal.state)
     if (Status st = launch_temporal_step(m.frame, curve, table, s); !st.ok()) return st;
   if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
-  if (m.curve.kind == core::CurveKind::histeq) {
-    if (Status st = launch_histogram(c.input, g, m.frame, m.hist, m.curve.bins, m.sm_count, s); !st.ok()) return st;
+  if (m.curve.histogram_bins > 0) {
+    if (Status st = launch_histogram(c.input, g, m.frame, m.hist, m.curve.histogram_bins, m.sm_count, s); !st.ok()) return st;
     if (part.exchange)
-      if (Status st = part.exchange->combine(m.hist, static_cast<std::size_t>(m.curve.bins), nullptr, 0, s); !st.ok())
+      if (Status st = part.exchange->combine(m.hist, static_cast<std::size_t>(m.curve.histogram_bins), nullptr, 0, s); !st.ok())
         return st;
-    if (Status st = launch_histeq_table(c.scan, m.hist, m.cdf, m.curve.bins, m.table, m.scan_temp, m.scan_temp_bytes, s);
+    if (Status st = launch_histeq_table(c.scan, m.hist, m.cdf, m.curve.histogram_bins, m.table, m.scan_temp, m.scan_temp_bytes, s);
         !st.ok())
       return st;
   }
@@ -199,7 +199,7 @@ DeviceFrame* GlobalPass::stats_frame() const { return impl_->frame; }
 Status GlobalPass::set_params(const Params& params) {
   if (Status s = check_params(params); !s.ok()) return s;
   impl_->cfg.params = params;
-  impl_->curve = core::curve_params_from(params);
+  impl_->curve = core::compile_curve_plan(params);
   impl_->colour = colour_from(params);
   return {};
 }

@@ -28,7 +28,7 @@ struct GlobalPassConfig {
   bool timings = false;  // record CUDA events around each stage
   int device = -1;       // -1: the current device
   // Tuning: the map pass walks the frame from its end, where the statistics pass finished, so
-  // the part of the input still in L2 is read from there (bench/NOTES.md has the measurement).
+  // the part of the input still in L2 is read from there (docs/performance.md has the measurement).
   bool map_backwards = true;
   // Tuning: launch the map pass as a programmatic dependent launch (sm_90): its blocks load
   // their pixels while the statistics pass finishes, then wait for the curve constants.

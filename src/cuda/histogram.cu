@@ -51,8 +51,11 @@ __global__ void __launch_bounds__(256) histogram_kernel(FrameGeometry g, const D
     for (int b = threadIdx.x; b < bins; b += blockDim.x) counts[b] = 0;
     __syncthreads();
   }
-  const double log_min = frame->curve.hist_log_min;
-  const double inv_range = frame->curve.hist_inv_log_range;
+  // The equalisation table's bins are the ones its curve reads (histeq, the one operator that
+  // asks for a histogram: CurvePlan::histogram_bins).
+  const auto curve = frame->curve.constants.get<core::HisteqOperator::Curve<double>>();
+  const double log_min = curve.log_min;
+  const double inv_range = curve.inv_log_range;
   for_each_positive_luminance<In>(g, [&](float l) {
     const int bin = core::histeq_bin<double>(log(static_cast<double>(l)), log_min, inv_range, bins);
     if constexpr (Shared) atomicAdd(&counts[bin], 1u);
@@ -122,7 +125,7 @@ __global__ void histeq_table_from_cdf(const unsigned long long* hist, const unsi
 constexpr int kPeakThreads = 256;
 
 __global__ void __launch_bounds__(kPeakThreads) robust_peak_kernel(const unsigned long long* hist, DeviceFrame* frame,
-                                                                  core::CurveParams params, const float* hist_table) {
+                                                                  core::CurvePlan params, const float* hist_table) {
   using Scan = cub::BlockScan<unsigned long long, kPeakThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   constexpr int kPer = core::kPeakBins / kPeakThreads;
@@ -147,7 +150,7 @@ __global__ void __launch_bounds__(kPeakThreads) robust_peak_kernel(const unsigne
     const double hb = static_cast<double>(mine[i]);
     if (a + hb > exceed) {
       st.peak_luminance = core::peak_in_bin(chunk * kPer + i, a, hb, exceed, r, core::kPeakBins, min_positive, max);
-      frame->curve = core::make_curve_settings_hd(params, core::curve_stats_hd(st), hist_table);
+      frame->curve = core::prepare_curve_hd(params, core::curve_stats_hd(st), hist_table);
       return;
     }
     a += hb;
@@ -251,7 +254,7 @@ Status launch_peak_histogram(InputFormat in, const FrameGeometry& g, const Devic
   return invalid_argument("unknown input format");
 }
 
-Status launch_robust_peak(const unsigned long long* hist, DeviceFrame* frame, const core::CurveParams& params,
+Status launch_robust_peak(const unsigned long long* hist, DeviceFrame* frame, const core::CurvePlan& params,
                           const float* hist_table, cudaStream_t s) {
   robust_peak_kernel<<<1, kPeakThreads, 0, s>>>(hist, frame, params, hist_table);
   TK_CUDA_CHECK_LAUNCH("robust_peak_kernel");

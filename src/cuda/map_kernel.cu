@@ -1,13 +1,13 @@
-// The map pass (architecture.md stage 4), one launch per frame: operator curve -> colour
+// The map pass (stage 4 of docs/architecture.md's data flow), one launch per frame: operator curve -> colour
 // reconstruction -> output transfer -> quantise -> store, one group of 4 pixels per thread,
 // 16-byte loads and (where the row allows) 16-byte stores. The curve constants come from the
 // device-resident DeviceFrame written by the statistics pass, converted to float once per block
-// exactly as core::apply_curve<float> converts them, so the maths is the CPU reference's:
-// core::luminance_fma (the CPU's contracted luminance), core::*_curve<float>, the colour ratio
+// exactly as cpu::curve_chunk converts them, so the maths is the CPU reference's:
+// core::luminance_fma (the CPU's contracted luminance), the operator's Curve<float>, the colour ratio
 // c / L_w of core::reconstruct_channel (as c * rcp(L_w): within an ulp), core::encode_srgb /
 // encode_gamma with v^e as exp2(log2(v) e) on the special-function unit (within 3e-7 relative,
 // 1e-4 of an 8-bit step, 0.02 of a 16-bit step), core::quantise with the dither hash of the row
-// taken once (core/colour_parts.hpp). bench/NOTES.md has what each of these saved.
+// taken once (core/colour_parts.hpp). docs/performance.md has what each of these saved.
 #include "core/colour_parts.hpp"
 #include "core/video_colour.hpp"
 #include "cuda/check.hpp"
@@ -28,56 +28,37 @@ struct OutFmt {
   static constexpr int size = Code == 0 ? 1 : (Code == 3 ? 4 : 2);
 };
 
+// The frame's curve as the kernels evaluate it: the prepared constants cast to float once per
+// block (core::cast_curve, as the CPU casts them once per chunk), plus the reinhard default
+// path's folded constants (map_group).
 struct CurveF {
-  core::CurveKind kind;
-  float a, b, c, d;
-  float wr, wg, wb;  // reinhard: the luminance weights times the scale (map_group's default path)
-  int bins;
-  const float* table;
+  core::PreparedCurve<float> curve;
+  bool reinhard;          // the curve is reinhard's: map_group's default path divides it out
+  float scale, scale_c;   // reinhard: scale, scale / white^2
+  float wr, wg, wb;       // reinhard: the luminance weights times the scale
 };
 
 __device__ __forceinline__ CurveF curve_to_float(const core::CurveSettings& s) {
   CurveF f;
-  f.kind = s.kind;
-  f.a = f.b = f.c = f.d = 0.0f;
-  f.wr = f.wg = f.wb = 0.0f;
-  f.bins = 0;
-  f.table = nullptr;
-  switch (s.kind) {
-    case core::CurveKind::linear: f.a = float(s.linear_offset); f.b = float(s.linear_scale); break;
-    case core::CurveKind::log: f.a = float(s.log_exposure); f.b = float(s.log_inv_denominator); break;
-    case core::CurveKind::drago:
-      f.a = float(s.drago_input_scale); f.b = float(s.drago_inv_lwmax);
-      f.c = float(s.drago_output_scale); f.d = float(s.drago_bias_power);
-      break;
-    case core::CurveKind::reinhard:
-      f.a = float(s.reinhard_scale); f.b = float(s.reinhard_inv_white_sq);
-      f.c = f.a * f.b;  // for ratio_default
-      f.wr = 0.2126f * f.a;
-      f.wg = 0.7152f * f.a;
-      f.wb = 0.0722f * f.a;
-      break;
-    case core::CurveKind::histeq:
-      f.a = float(s.hist_log_min); f.b = float(s.hist_inv_log_range);
-      f.bins = s.hist_bins; f.table = s.hist_table;
-      break;
+  f.curve = core::cast_curve<float>(s);
+  f.reinhard = s.op == core::global_operator_index<core::ReinhardOperator>;
+  f.scale = f.scale_c = f.wr = f.wg = f.wb = 0.0f;
+  if (f.reinhard) {
+    const auto r = f.curve.constants.get<core::ReinhardOperator::Curve<float>>();
+    f.scale = r.scale;
+    f.scale_c = r.scale * r.inv_white_sq;  // for ratio_default
+    f.wr = 0.2126f * r.scale;
+    f.wg = 0.7152f * r.scale;
+    f.wb = 0.0722f * r.scale;
   }
   return f;
 }
 
-// Same maths as core::apply_curve<float>.
+// The operator's curve (core/operators/), as the CPU's cpu::curve_chunk evaluates it.
 __device__ __forceinline__ float eval_curve(const CurveF& f, float lw) {
-  switch (f.kind) {
-    case core::CurveKind::linear: return core::linear_curve<float>(lw, f.a, f.b);
-    case core::CurveKind::log: return core::log_curve<float>(lw, f.a, f.b);
-    case core::CurveKind::drago: return core::drago_curve<float>(lw, f.a, f.b, f.c, f.d);
-    case core::CurveKind::reinhard: return core::reinhard_curve<float>(lw, f.a, f.b);
-    case core::CurveKind::histeq: {
-      if (!(lw > 0.0f)) return 0.0f;
-      return __ldg(f.table + core::histeq_bin<float>(logf(lw), f.a, f.b, f.bins));
-    }
-  }
-  return 0.0f;
+  float ld = 0.0f;
+  core::visit_curve(f.curve, [&](const auto& curve) { ld = curve(lw); });
+  return ld;
 }
 
 // core::quantise_noise with floor by floor_small.
@@ -251,8 +232,8 @@ struct MapGroupIn<In, true> {
 template <bool kReinhard>
 __device__ __forceinline__ float ratio_default(const CurveF& f, float lw) {
   if constexpr (kReinhard) {
-    const float l = lw * f.a;
-    return fmaf(l, f.c, f.a) * rcp_approx(1.0f + l);  // f.c = scale / white^2
+    const float l = lw * f.scale;
+    return fmaf(l, f.scale_c, f.scale) * rcp_approx(1.0f + l);
   } else {
     const float ld = eval_curve(f, lw);
     return lw >= kMinLuminance ? ld * rcp_approx(lw) : 0.0f;
@@ -281,7 +262,7 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
       float k;
       if constexpr (kReinhard) {
         const float l = fmaf(cf.wb, b, fmaf(cf.wg, gg, cf.wr * r));
-        k = fmaf(l, cf.c, cf.a) * rcp_approx(1.0f + l);
+        k = fmaf(l, cf.scale_c, cf.scale) * rcp_approx(1.0f + l);
       } else {
         k = ratio_default<false>(cf, core::luminance_fma(r, gg, b));
       }
@@ -368,7 +349,7 @@ __global__ void __launch_bounds__(kMapThreads) map_kernel(FrameGeometry g, unsig
   const bool is_default = colour.saturation == 1.0f && (O::code >= 2 || (colour.gamma == 0.0f && colour.dither));
   // uniform per block: one hash, no shared memory; frame coordinates for a frame part
   const std::uint32_t seed = core::dither_row_seed(y + colour.dither_row0);
-  if (is_default && cf.kind == core::CurveKind::reinhard) map_groups<In, O, true, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
+  if (is_default && cf.reinhard) map_groups<In, O, true, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
   else if (is_default) map_groups<In, O, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
   else map_groups<In, O, false>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
 }
@@ -422,7 +403,7 @@ __device__ __forceinline__ void map_encode_pixel(const CurveF& cf, bool unit_sat
   const float lw = core::luminance_fma(rgb[0], rgb[1], rgb[2]);
   float o[3];
   if (unit_saturation) {
-    const float k = cf.kind == core::CurveKind::reinhard ? ratio_default<true>(cf, lw) : ratio_default<false>(cf, lw);
+    const float k = cf.reinhard ? ratio_default<true>(cf, lw) : ratio_default<false>(cf, lw);
 #pragma unroll
     for (int i = 0; i < 3; ++i) o[i] = core::clamp01(rgb[i] * k) + 0.0f;
   } else {

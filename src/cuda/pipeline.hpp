@@ -56,7 +56,7 @@ struct StatsExchangeWords {
 };
 
 // Device-resident result of a frame: the statistics and the curve constants derived from them
-// on the device (core::make_curve_settings_hd), read by the map kernel.
+// on the device (core::prepare_curve_hd), read by the map kernel.
 struct DeviceFrame {
   FrameStats stats;
   FrameStats adapted;  // with temporal adaptation: `stats` with the adapted key and peak (launch_temporal_step)
@@ -120,26 +120,26 @@ Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count,
                           int blocks_per_sm = 0);
 
 Status launch_stats(StatsAlgorithm algo, InputFormat in, const FrameGeometry& g, const StatsScratch& scratch,
-                    DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s);
+                    DeviceFrame* frame, const core::CurvePlan& params, const float* hist_table, cudaStream_t s);
 // Temporal adaptation of the frame (params.temporal.state set): one thread after the statistics
 // pass folds frame->stats into the state (core::temporal_step), writes frame->adapted and
 // recomputes frame->curve from it. A kernel of its own, so the statistics kernels carry no call
 // (inlined or called, the double-precision step cost them registers: H100 4K half RGBA reinhard
 // 0.0676 -> 0.0700 ms with it in the finisher).
 // A frame part after StatsExchange::combine: the combined DeviceFrame::exchange -> stats and curve.
-Status launch_finish_exchanged(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table,
+Status launch_finish_exchanged(DeviceFrame* frame, const core::CurvePlan& params, const float* hist_table,
                                cudaStream_t s);
-Status launch_temporal_step(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s);
+Status launch_temporal_step(DeviceFrame* frame, const core::CurvePlan& params, const float* hist_table, cudaStream_t s);
 Status launch_histogram(InputFormat in, const FrameGeometry& g, const DeviceFrame* frame,
                         unsigned long long* hist, int bins, int sm_count, cudaStream_t s);
-// The robust peak (core/robust_peak.hpp; CurveParams::peak_percentile < 100), after the
+// The robust peak (core/robust_peak.hpp; CurvePlan::peak_percentile < 100), after the
 // statistics (and a frame part's exchange): the histogram of ln L over the frame's
 // [ln min_positive, ln max] into `hist` (core::kPeakBins entries; a frame part combines it with
 // the other parts' next), then one block sets frame->stats.peak_luminance and recomputes
 // frame->curve. A temporal step runs after it.
 Status launch_peak_histogram(InputFormat in, const FrameGeometry& g, const DeviceFrame* frame, unsigned long long* hist,
                              int sm_count, cudaStream_t s);
-Status launch_robust_peak(const unsigned long long* hist, DeviceFrame* frame, const core::CurveParams& params,
+Status launch_robust_peak(const unsigned long long* hist, DeviceFrame* frame, const core::CurvePlan& params,
                           const float* hist_table, cudaStream_t s);
 Status scan_temp_bytes(std::size_t& bytes);
 Status launch_histeq_table(ScanAlgorithm algo, const unsigned long long* hist, unsigned long long* cdf, int bins,

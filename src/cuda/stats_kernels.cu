@@ -28,7 +28,7 @@ namespace {
 // after the exchange) run the same machine code, so equal totals give equal constants bit for
 // bit (inlined, each caller's compilation may contract the double arithmetic differently).
 __device__ __noinline__ void finalise_frame(const StatsPartial& t, unsigned long long pixel_count, DeviceFrame* frame,
-                                               const core::CurveParams& params, const float* hist_table) {
+                                               const core::CurvePlan& params, const float* hist_table) {
   FrameStats s;
   s.pixel_count = pixel_count;
   s.log_sum = t.log_sum * 0.69314718055994530942;  // log2 units (group_stats_values) -> ln
@@ -41,7 +41,7 @@ __device__ __noinline__ void finalise_frame(const StatsPartial& t, unsigned long
   s.inf_count = t.inf;
   s.negative_count = t.negative;
   frame->stats = s;
-  frame->curve = core::make_curve_settings_hd(params, core::curve_stats_hd(s), hist_table);
+  frame->curve = core::prepare_curve_hd(params, core::curve_stats_hd(s), hist_table);
 }
 
 
@@ -61,7 +61,7 @@ __device__ __forceinline__ void group_coords(unsigned g, unsigned groups_per_row
 // A frame part (g.defer_finish) leaves the totals, widened, in frame->exchange for the exchange
 // between parts instead (launch_finish_exchanged finishes it).
 __device__ void finish_by_last_block(const StatsPartial& mine, DeviceFrame* frame, const FrameGeometry& g,
-                                     const core::CurveParams& params, const float* hist_table) {
+                                     const core::CurvePlan& params, const float* hist_table) {
   if (threadIdx.x != 0) return;
   StatsAccumulator& acc = frame->acc;
   if (!add_block_total(mine, acc)) return;
@@ -103,7 +103,7 @@ constexpr double kStatsL2Keep = 0.45;
 
 template <class In>
 __global__ void __launch_bounds__(kStatsThreads, kStatsMinBlocks<In>) stats_fused_kernel(FrameGeometry g,
-                                                                    DeviceFrame* frame, core::CurveParams params,
+                                                                    DeviceFrame* frame, core::CurvePlan params,
                                                                     const float* hist_table, unsigned head_groups) {
   // The next kernel, when launched as a programmatic dependent (the map pass), may start its
   // blocks now; it waits for this grid's completion before reading results (cuda/pdl.cuh).
@@ -204,7 +204,7 @@ __device__ __forceinline__ void load_item(const uint4* words, unsigned j, FlatIt
 
 template <class In>
 __global__ void __launch_bounds__(kStatsThreads, kStatsFlatMinBlocks) stats_flat_kernel(FrameGeometry g,
-                                                                    DeviceFrame* frame, core::CurveParams params,
+                                                                    DeviceFrame* frame, core::CurvePlan params,
                                                                     const float* hist_table, unsigned head_groups,
                                                                     unsigned total) {
   trigger_dependents();  // the map pass may start loading its pixels (cuda/pdl.cuh)
@@ -272,7 +272,7 @@ __device__ __forceinline__ void mbarrier_wait_parity(std::uint32_t bar, std::uin
 
 template <class In>
 __global__ void __launch_bounds__(kStatsThreads) stats_bulk_kernel(FrameGeometry g,
-                                                                   DeviceFrame* frame, core::CurveParams params,
+                                                                   DeviceFrame* frame, core::CurvePlan params,
                                                                    const float* hist_table, long long chunks) {
   trigger_dependents();  // the map pass may start loading its pixels (cuda/pdl.cuh)
   constexpr int kBytes = bulk_chunk_bytes<In>();
@@ -362,7 +362,7 @@ __device__ __forceinline__ void stats_cp_async_wait() {
 
 template <class In>
 __global__ void __launch_bounds__(kStatsThreads, 2) stats_async_kernel(FrameGeometry g,
-                                                                    DeviceFrame* frame, core::CurveParams params,
+                                                                    DeviceFrame* frame, core::CurvePlan params,
                                                                     const float* hist_table) {
   trigger_dependents();  // the map pass may start loading its pixels (cuda/pdl.cuh)
   constexpr int kWords = kGroup * In::bytes / 16;
@@ -493,7 +493,7 @@ __global__ void __launch_bounds__(kStatsThreads) stats_harris_level(const StatsP
 // One block: reduce n partials in a fixed order and finish the frame.
 __global__ void __launch_bounds__(kStatsThreads) stats_finish_kernel(const StatsPartial* partials, long long n,
                                                                      DeviceFrame* frame, unsigned long long pixel_count,
-                                                                     core::CurveParams params, const float* hist_table) {
+                                                                     core::CurvePlan params, const float* hist_table) {
   StatsPartial p = identity_partial();
   for (long long i = threadIdx.x; i < n; i += blockDim.x) combine(p, partials[i]);
   p = block_reduce<kStatsThreads>(p);
@@ -525,7 +525,7 @@ Status cub_reduce(const FrameGeometry& g, void* temp, std::size_t& temp_bytes, S
 
 template <class In>
 Status launch_stats_for(StatsAlgorithm algo, const FrameGeometry& g, const StatsScratch& sc, DeviceFrame* frame,
-                        const core::CurveParams& params, const float* hist_table, cudaStream_t s) {
+                        const core::CurvePlan& params, const float* hist_table, cudaStream_t s) {
   const unsigned long long pixels = static_cast<unsigned long long>(g.width) * g.height;
   switch (algo) {
     case StatsAlgorithm::bulk:
@@ -659,7 +659,7 @@ Status stats_scratch_sizes(InputFormat in, long long total_groups, int sm_count,
 namespace {
 // The frame from the parts' combined totals (StatsExchange::combine on frame->exchange): what
 // finish_by_last_block does with a whole frame's accumulator.
-__global__ void finish_exchanged_kernel(DeviceFrame* frame, core::CurveParams params, const float* hist_table) {
+__global__ void finish_exchanged_kernel(DeviceFrame* frame, core::CurvePlan params, const float* hist_table) {
   const StatsExchangeWords& x = frame->exchange;
   StatsPartial t;
   t.log_sum = x.maxima[3] ? static_cast<double>(INFINITY)
@@ -673,7 +673,7 @@ __global__ void finish_exchanged_kernel(DeviceFrame* frame, core::CurveParams pa
   finalise_frame(t, x.sums[4], frame, params, hist_table);
 }
 
-__global__ void temporal_step_kernel(DeviceFrame* frame, core::CurveParams params, const float* hist_table) {
+__global__ void temporal_step_kernel(DeviceFrame* frame, core::CurvePlan params, const float* hist_table) {
   const FrameStats& s = frame->stats;
   const core::CurveStats cs =
       core::temporal_step(*params.temporal.state, core::curve_stats_hd(s), params.temporal.params, params.temporal.dt);
@@ -682,25 +682,25 @@ __global__ void temporal_step_kernel(DeviceFrame* frame, core::CurveParams param
   adapted.max_luminance = cs.max_luminance;
   adapted.peak_luminance = cs.max_luminance;
   frame->adapted = adapted;
-  frame->curve = core::make_curve_settings_hd(params, cs, hist_table);
+  frame->curve = core::prepare_curve_hd(params, cs, hist_table);
 }
 }  // namespace
 
-Status launch_finish_exchanged(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table,
+Status launch_finish_exchanged(DeviceFrame* frame, const core::CurvePlan& params, const float* hist_table,
                                cudaStream_t s) {
   finish_exchanged_kernel<<<1, 1, 0, s>>>(frame, params, hist_table);
   TK_CUDA_CHECK_LAUNCH("finish_exchanged_kernel");
   return {};
 }
 
-Status launch_temporal_step(DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s) {
+Status launch_temporal_step(DeviceFrame* frame, const core::CurvePlan& params, const float* hist_table, cudaStream_t s) {
   temporal_step_kernel<<<1, 1, 0, s>>>(frame, params, hist_table);
   TK_CUDA_CHECK_LAUNCH("temporal_step_kernel");
   return {};
 }
 
 Status launch_stats(StatsAlgorithm algo, InputFormat in, const FrameGeometry& g, const StatsScratch& scratch,
-                    DeviceFrame* frame, const core::CurveParams& params, const float* hist_table, cudaStream_t s) {
+                    DeviceFrame* frame, const core::CurvePlan& params, const float* hist_table, cudaStream_t s) {
   switch (in) {
     case InputFormat::rgb_f32: return launch_stats_for<InF32x3>(algo, g, scratch, frame, params, hist_table, s);
     case InputFormat::rgba_f32: return launch_stats_for<InF32x4>(algo, g, scratch, frame, params, hist_table, s);

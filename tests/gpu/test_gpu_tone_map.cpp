@@ -30,6 +30,7 @@
 #include "core/half.hpp"
 #include "core/robust_peak.hpp"
 #include "gpu/pfm.hpp"
+#include "tonekit/operators.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "tonekit/tonemap.hpp"
 
@@ -40,7 +41,18 @@ namespace {
 
 
 
-const char* kOps[] = {"linear", "log", "drago", "reinhard", "histeq"};
+// Every global operator of the registry, in registry order (a new operator is tested here
+// without an edit).
+const std::vector<const char*>& global_ops() {
+  static const std::vector<const char*> ids = [] {
+    std::vector<const char*> v;
+    for (const OperatorDesc* op : all_operators())
+      if (op->locality == Locality::global) v.push_back(op->id);
+    return v;
+  }();
+  return ids;
+}
+const int kGlobalOpCount = static_cast<int>(global_ops().size());
 const InputFormat kInputs[] = {InputFormat::rgb_f32, InputFormat::rgba_f32, InputFormat::rgba_f16};
 const OutputFormat kOutputs[] = {{PixelType::u8, 4},  {PixelType::u8, 3},  {PixelType::u16, 3}, {PixelType::u16, 4},
                                  {PixelType::f16, 4}, {PixelType::f16, 3}, {PixelType::f32, 3}, {PixelType::f32, 4}};
@@ -261,11 +273,11 @@ TEST_P(GpuFormats, test_gpu_matches_cpu) {
   o.user_stream = (op + out) % 2 == 1;
   o.check_poison = true;
   o.out_pad = size == 3 ? 5 * bytes_per_channel(kOutputs[out].type) : 0;
-  check_against_cpu(f, kOps[op], kOutputs[out], o);
+  check_against_cpu(f, global_ops()[op], kOutputs[out], o);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GpuFormats,
-                         ::testing::Combine(::testing::Range(0, 5), ::testing::Range(0, 3), ::testing::Range(0, 8),
+                         ::testing::Combine(::testing::Range(0, kGlobalOpCount), ::testing::Range(0, 3), ::testing::Range(0, 8),
                                             ::testing::Range(0, 4)));
 
 // ---- large frames: every operator, the two benchmark formats, 1080p, odd 4K+1, 8K ----
@@ -282,10 +294,10 @@ TEST_P(GpuLarge, test_gpu_large_matches_cpu) {
   RunOptions o;
   o.user_stream = size == 1;
   o.check_poison = size == 1;
-  check_against_cpu(make_frame(px, sz.w, sz.h, 4, in), kOps[op], out, o);
+  check_against_cpu(make_frame(px, sz.w, sz.h, 4, in), global_ops()[op], out, o);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, GpuLarge, ::testing::Combine(::testing::Range(0, 5), ::testing::Range(0, 2), ::testing::Range(0, 3)));
+INSTANTIATE_TEST_SUITE_P(All, GpuLarge, ::testing::Combine(::testing::Range(0, kGlobalOpCount), ::testing::Range(0, 2), ::testing::Range(0, 3)));
 
 // ---- every input x output format at 1080p+1 with reinhard (vector and scalar tails) ----
 TEST(GpuFormatsLarge, test_gpu_all_formats_1081p) {
@@ -404,7 +416,7 @@ TEST(GpuEdgeCases, test_gpu_flat_black_and_bad_frames) {
   REQUIRE_GPU();
   for (float v : {0.0f, 1.0f, NAN, -2.0f, INFINITY, 65504.0f}) {
     std::vector<float> px(64 * 9 * 4, v);
-    for (const char* op : kOps) check_against_cpu(make_frame(px, 64, 9, 4, InputFormat::rgba_f16), op, {PixelType::u8, 4});
+    for (const char* op : global_ops()) check_against_cpu(make_frame(px, 64, 9, 4, InputFormat::rgba_f16), op, {PixelType::u8, 4});
   }
 }
 
@@ -569,7 +581,7 @@ TEST(GpuSanitizer, test_gpu_sanitizer_subset) {
   REQUIRE_GPU();
   for (const Size sz : {Size{31, 17}, Size{130, 67}}) {
     const auto px = random_pixels(sz.w, sz.h, 5u + sz.w, true);
-    for (const char* op : kOps)
+    for (const char* op : global_ops())
       for (int in = 0; in < 3; ++in) {
         RunOptions o;
         o.user_stream = in == 1;
@@ -602,7 +614,7 @@ TEST(GpuRealImages, test_gpu_real_images) {
     Image img;
     ASSERT_TRUE(test::read_pfm(e.path().string(), img)) << e.path();
     ++count;
-    for (const char* op : kOps) {
+    for (const char* op : global_ops()) {
       SCOPED_TRACE(e.path().filename().string());
       check_against_cpu(make_frame(img.pixels, img.width, img.height, 3, InputFormat::rgb_f32), op, {PixelType::u8, 3});
       check_against_cpu(make_frame(img.pixels, img.width, img.height, 3, InputFormat::rgba_f16), op, {PixelType::u8, 4});

@@ -190,7 +190,7 @@ Status LocalPass::process(const void* device_in, std::size_t in_stride, void* de
   g.in = static_cast<const unsigned char*>(device_in);
   g.in_stride = in_stride;
   if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
-  core::CurveParams curve{};  // the statistics pass derives (unused) linear constants too
+  core::CurvePlan curve{};  // no global curve (op -1): the statistics pass derives none
   curve.temporal = temporal;
   curve.peak_percentile = m.peak_percentile;
   if (part.context_above < 0 || part.context_below < 0 || part.context_above + part.context_below >= h)

@@ -32,7 +32,8 @@ cmake -S "$src" -B "$work/cmake" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -D
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_FLAGS="$flags" >"$work/configure.log" || { cat "$work/configure.log"; exit 1; }
 grep "tonekit $version from" "$work/configure.log"
 cmake --build "$work/cmake" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-ldd "$work/cmake/consumer_shared" | grep -q "$prefix.*libtonekit.so" || { echo "consumer_shared does not load the installed libtonekit.so"; exit 1; }
+[[ $(ldd "$work/cmake/consumer_shared") == *"=> $prefix/"*libtonekit.so* ]] ||
+  { echo "consumer_shared does not load the installed libtonekit.so"; exit 1; }
 "$work/cmake/consumer_shared"
 "$work/cmake/consumer_static" "$work"
 
@@ -48,5 +49,5 @@ echo "cflags: $(pkg-config --cflags tonekit)  libs: $(pkg-config --libs tonekit)
 "$cxx" $flags -std=c++20 -O1 "$src/main.cpp" -o "$work/pc_static" $(pkg-config --cflags tonekit) \
   $(pkg-config --static --libs tonekit | sed 's/-ltonekit\b/-l:libtonekit.a/')
 "$work/pc_static"
-if ldd "$work/pc_static" | grep -q libtonekit; then echo "pc_static loads libtonekit.so"; exit 1; fi
+if [[ $(ldd "$work/pc_static") == *libtonekit* ]]; then echo "pc_static loads libtonekit.so"; exit 1; fi
 echo "install_consumer: ok"

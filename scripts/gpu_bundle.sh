@@ -59,15 +59,21 @@ if [[ -n $images && -d $images ]]; then cp -r "$images" "$stage/gpu-images"; fi
 (cd "$build" && find . \( -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name '*_tests.cmake' \) \
   -not -path './CMakeFiles/*') | while read -r f; do
   f=${f#./}
-  # shellcheck disable=SC2016  # for ctest to expand
-  root='${CMAKE_CURRENT_LIST_DIR}'
   d=$(dirname "$f")
-  [[ $d == . ]] || root+=$(echo "$d" | sed -E 's#[^/]+#..#g; s#^#/#')
+  # shellcheck disable=SC2016  # for ctest to expand
+  if [[ $d == . ]]; then root='${TONEKIT_BUNDLE}'
+  else root='${CMAKE_CURRENT_LIST_DIR}'$(echo "$d" | sed -E 's#[^/]+#..#g; s#^#/#'); fi
   mkdir -p "$stage/$d"
+  # The top file, which ctest reads from the bundle's root by a relative name, finds that root
+  # and puts lib/ and the CUDA toolkit's lib64 on the tests' library path (for builds without
+  # the gpu-bundle preset's RUNPATH).
+  # shellcheck disable=SC2016
+  [[ $d != . ]] || printf '%s\n' 'file(REAL_PATH . TONEKIT_BUNDLE)' \
+    'set(ENV{LD_LIBRARY_PATH} "${TONEKIT_BUNDLE}/lib:/usr/local/cuda/lib64:$ENV{LD_LIBRARY_PATH}")' >"$stage/$f"
   sed -E -e 's/ _BACKTRACE_TRIPLES "[^"]*"//' \
       -e "s#\[(=*)\[([^]\"]*)($build|$src/)([^]\"]*)\]\1\]#\"\2\3\4\"#g" \
-      -e "s#$build#$root#g" "$build/$f" >"$stage/$f"
-  grep -o "$src/[^\" ]*" "$stage/$f" | sort -u | while read -r p; do
+      -e "s#$build#$root#g" "$build/$f" >>"$stage/$f"
+  { grep -o "$src/[^\" ]*" "$stage/$f" || true; } | sort -u | while read -r p; do
     if [[ -f $p ]]; then mkdir -p "$stage/src/$(dirname "${p#"$src"/}")" && cp "$p" "$stage/src/${p#"$src"/}"; fi
   done
   sed -i "s#$src/#$root/src/#g" "$stage/$f"

@@ -1,12 +1,5 @@
 #include "stream/frame_mapper.hpp"
 
-#include <cstring>
-
-#include "core/half.hpp"
-#include "core/map_settings.hpp"
-#include "cpu/video_decode.hpp"
-#include "cpu/video_encode.hpp"
-
 namespace tonekit::stream {
 namespace {
 
@@ -27,20 +20,9 @@ OutputFormat mapped_format(OutputKind kind, io::OutputKind image_kind) {
 
 bool is_yuv_output(OutputKind k) { return k == OutputKind::yuv420p || k == OutputKind::nv12 || k == OutputKind::y4m; }
 
-// Any host float/half view into an owning float image with the same channels.
-void copy_to_image(const ImageView& v, Image& image) {
-  if (image.width != v.width || image.height != v.height || image.channels != v.channels)
-    image = Image(v.width, v.height, v.channels);
-  for (int y = 0; y < v.height; ++y) {
-    float* dst = image.row(y);
-    const std::size_t n = static_cast<std::size_t>(v.width) * static_cast<std::size_t>(v.channels);
-    if (v.type == PixelType::f32) {
-      std::memcpy(dst, v.row<const float>(y), n * sizeof(float));
-    } else {
-      const auto* src = v.row<const std::uint16_t>(y);
-      for (std::size_t i = 0; i < n; ++i) dst[i] = core::half_to_float(src[i]);
-    }
-  }
+OutputLayout output_layout(OutputKind k) {
+  if (!is_yuv_output(k)) return OutputLayout::interleaved;
+  return k == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p;
 }
 
 }  // namespace
@@ -78,9 +60,27 @@ Status FrameMapper::start() {
   started_ = true;
   if (s_.backend == Backend::automatic) s_.backend = cuda_available() ? Backend::cuda : Backend::cpu;
   if (s_.backend == Backend::cuda) return start_cuda();
-  const core::ColourSettings cs = core::make_colour_settings(s_.params);
-  if (!s_.exact && FastVideo::covers(s_.format, s_.colour, is_yuv_output(s_.out), cs.gamma))
-    fast_ = std::make_unique<FastVideo>(s_.format, s_.colour, s_.width, s_.height);
+  return start_cpu();
+}
+
+// The CPU pipeline (tonekit::CpuToneMapper) with the stream's layout, colour, glare and temporal
+// state; sequences hand over float RGB(A) images.
+Status FrameMapper::start_cpu() {
+  CpuToneMapperConfig cfg;
+  cfg.width = s_.width;
+  cfg.height = s_.height;
+  cfg.input = s_.format;
+  cfg.colour = s_.colour;
+  cfg.output = mapped_;
+  cfg.output_layout = output_layout(s_.out);
+  cfg.params = s_.params;
+  cfg.glare = s_.glare;
+  cfg.temporal = s_.temporal.has_value();
+  if (s_.temporal) cfg.temporal_params = *s_.temporal;
+  cfg.exact = s_.exact;
+  auto cpu = CpuToneMapper::create(cfg);
+  if (!cpu.ok()) return cpu.status();
+  cpu_ = std::move(cpu.value());
   return {};
 }
 
@@ -95,8 +95,7 @@ Status FrameMapper::start_cuda() {
   cfg.input = s_.format;
   cfg.colour = s_.colour;
   cfg.output = mapped_;
-  cfg.output_layout = is_yuv_output(s_.out) ? (s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p)
-                                            : OutputLayout::interleaved;
+  cfg.output_layout = output_layout(s_.out);
   cfg.params = s_.params;
   cfg.glare = s_.glare;
   cfg.temporal = s_.temporal.has_value();
@@ -155,38 +154,6 @@ Status FrameMapper::map(Frame& in, Frame& out) {
   return {};
 }
 
-// Leaves `view` on the frame's scene-linear BT.709 pixels: the input's own memory when it is
-// float RGB(A) in linear BT.709 already, else scene_ after cpu::decode_frame.
-Status FrameMapper::decode(Frame& in, ImageView& view) {
-  const bool linear709 = s_.colour.transfer == Transfer::linear && s_.colour.primaries == Primaries::bt709;
-  const int w = s_.width, h = s_.height;
-  FramePlanes planes;
-  InputFormat format = s_.format;
-  if (in.image.width > 0) {
-    view = in.image.view();
-    if (linear709) return {};
-    planes = packed_planes(format, in.image.pixels.data(), w, h);
-  } else {
-    if (is_float_rgb(format) && linear709) {
-      const int channels = format == InputFormat::rgb_f32 ? 3 : 4;
-      // Read only (the CPU passes read their input; glare copies it first): the const_cast lets a
-      // mapped file frame (Frame::view) through ImageView, which has one pointer type.
-      view = ImageView{const_cast<std::uint8_t*>(in.data()), w, h, channels, format == InputFormat::rgba_f16 ? PixelType::f16 : PixelType::f32,
-                       0, MemorySpace::host};
-      return {};
-    }
-    if (fast_) {
-      fast_->decode(in.data(), scene_);
-      view = scene_.view();
-      return {};
-    }
-    planes = packed_planes(format, in.data(), w, h);
-  }
-  if (Status s = cpu::decode_frame(planes, format, s_.colour, w, h, scene_); !s.ok()) return s;
-  view = scene_.view();
-  return {};
-}
-
 // One row of --temporal-log: the frame's own key and peak (the robust one with peak_percentile
 // below 100), what the curves read, the cut flag.
 void FrameMapper::log_row(const FrameStats& adapted) {
@@ -231,53 +198,15 @@ Status FrameMapper::submit(Frame& in, Frame& out) {
 }
 
 Status FrameMapper::map_on_cpu(Frame& in, Frame& out) {
-  // Temporal adaptation replaces the statistics the curve reads; the state lives on here,
-  // across every frame of the stream.
+  const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.data();
+  const FramePlanes planes = packed_planes(s_.format, host_in, s_.width, s_.height);
+  if (Status s = cpu_->process(planes, out.bytes.data(), 0, s_.frame_seconds); !s.ok()) return s;
   FrameStats adapted;
-  cpu::CurveStatsHook hook;
+  if (Status s = cpu_->read_stats(stats_, &adapted); !s.ok()) return s;
   if (s_.temporal)
-    hook = [&](const FrameStats& own) { return adapted = temporal_update(state_, own, *s_.temporal, s_.frame_seconds); };
-  const core::ColourSettings cs = core::make_colour_settings(s_.params);
-  const OutputLayout layout = s_.out == OutputKind::nv12 ? OutputLayout::nv12 : OutputLayout::yuv420p;
-  // The commonest video case in one fused path: no display image between the map and the encode.
-  if (fast_ && s_.glare.strength <= 0 && in.image.width == 0 && FastVideo::fuses(s_.params)) {
-    if (Status s = fast_->map(in.data(), s_.params, s_.temporal ? &hook : nullptr, layout, cs.dither, scene_, stats_,
-                              out.bytes.data());
-        !s.ok())
-      return s;
-    if (log_) log_row(s_.temporal ? adapted : stats_);
-    ++frame_;
-    return {};
-  }
-  ImageView scene;
-  if (Status s = decode(in, scene); !s.ok()) return s;
-  // Glare takes an owning float image.
-  if (s_.glare.strength > 0 && scene.data != scene_.pixels.data()) {
-    copy_to_image(scene, scene_);
-    scene = scene_.view();
-  }
-  if (s_.glare.strength > 0)
-    if (Status s = apply_glare(scene_, s_.glare); !s.ok()) return s;
-
-  const bool yuv = is_yuv_output(s_.out);
-  ImageView target;
-  if (yuv) {
-    if (display_.width != s_.width || display_.height != s_.height) display_ = Image(s_.width, s_.height, 3);
-    target = display_.view();
-  } else {
-    target = ImageView{out.bytes.data(), s_.width, s_.height, mapped_.channels, mapped_.type, 0, MemorySpace::host};
-  }
-  if (Status s = cpu::tone_map(scene, s_.params, target, &stats_, nullptr, s_.temporal ? &hook : nullptr); !s.ok())
-    return s;
-  if (log_) log_row(s_.temporal ? adapted : stats_);
+    if (Status s = cpu_->read_temporal_state(state_); !s.ok()) return s;
+  if (log_) log_row(adapted);
   ++frame_;
-  if (yuv) {
-    if (fast_) {
-      fast_->encode(display_, layout, cs.dither, out.bytes.data());
-      return {};
-    }
-    return cpu::encode_yuv420(display_.view(), layout, cs.gamma, cs.dither, out.bytes.data(), out.bytes.size());
-  }
   return {};
 }
 

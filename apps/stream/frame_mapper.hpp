@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "stream/fast_video.hpp"
+#include "tonekit/cpu_tone_mapper.hpp"
 #include "tonekit/device_frames.hpp"
 #include "tonekit/multi_gpu.hpp"
 #include "stream/frame_io.hpp"
@@ -35,7 +35,7 @@ struct MapperSetup {
   std::optional<TemporalParams> temporal;
   double frame_seconds = 1.0 / 30.0;
   std::string temporal_log;  // CSV of the per-frame and adapted statistics ("" = none)
-  bool exact = false;        // the CPU reference's curves everywhere, even where FastVideo covers
+  bool exact = false;        // the CPU reference everywhere, even where the fused video path covers
   // --devices (backend cuda, two or more): each frame split into bands over these GPUs
   // (tonekit::MultiGpuToneMapper: one key per frame through NCCL; every GPU steps the same
   // temporal state from the combined statistics, so the copies stay identical).
@@ -84,21 +84,21 @@ class FrameMapper {
 
  private:
   explicit FrameMapper(const MapperSetup& s) : s_(s) {}
+  Status start_cpu();
   Status start_cuda();
   Status map_on_cpu(Frame& in, Frame& out);
-  Status decode(Frame& in, ImageView& view);
   void log_row(const FrameStats& adapted);
   void note_buffer(void* p, std::size_t bytes);
   MapperSetup s_;
   bool started_ = false;
   std::size_t output_bytes_ = 0;
   OutputFormat mapped_;          // what tone_map produces
-  Image scene_;                  // decoded scene-linear frame (when the input is not one already)
-  Image display_;                // linear display RGB before the YUV encode
   FrameStats stats_;
   TemporalState state_;
   std::FILE* log_ = nullptr;
-  std::unique_ptr<FastVideo> fast_;  // when it covers this stream (fast_video.hpp)
+  // --backend cpu: decode, glare, temporal, map and encode (the fused video path where it covers
+  // the stream), one frame at a time.
+  std::unique_ptr<CpuToneMapper> cpu_;
   // --backend cuda: the whole frame (decode, glare, temporal, map, 4:2:0 encode) on the device,
   // several frames in flight.
   std::unique_ptr<DeviceFrameMapper> device_;

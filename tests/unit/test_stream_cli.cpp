@@ -510,12 +510,12 @@ TEST_F(StreamCli, TemporalStateCarriedAcrossTheStream) {
   EXPECT_NE(file("d.csv"), file("a.csv")) << "the time step 1/fps reaches the model";
 }
 
-// The fast path (apps/stream/fast_video.hpp: 10-bit YUV -> yuv420p/nv12 on the CPU) against the
+// The fast path (src/cpu/video_fast.hpp: 10-bit YUV -> yuv420p/nv12 on the CPU) against the
 // reference's curves (--exact): the same layout, >= 99.5 % of the bytes equal, none more than one
 // code apart (measured: 0.03-0.2 % differ), over transfers, primaries, range, dither, operators
 // (global ones fused: decode, statistics, map and encode in two passes; local ones through the
 // reference's map), the robust peak, temporal adaptation; with the AVX-512 curves
-// (stream/fast_transfers.hpp) where the CPU has them, and with the portable loops.
+// (cpu/video_fast_transfers.hpp) where the CPU has them, and with the portable loops.
 TEST_F(StreamCli, FastPathWithinOneCodeOfTheReference) {
   ASSERT_EQ(sh("$T synth night-drive odd.y4m --frames 12 --size 67x35").code, 0);  // odd: edge blocks
   ASSERT_EQ(sh("$T synth night-drive wide.y4m --frames 3 --size 333x131").code, 0);  // several row chunks

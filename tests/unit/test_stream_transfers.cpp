@@ -1,4 +1,4 @@
-// The fast video path's AVX-512 transfer curves (stream/fast_transfers.hpp) against core's
+// The fast video path's AVX-512 transfer curves (cpu/video_fast_transfers.hpp) against core's
 // (video_colour.hpp): the PQ EOTF bit for bit against the reference's table, the BT.709 OETF
 // against the double curve; dense and random samples, segment edges, the ends of the range,
 // out-of-range and odd-length inputs (the masked tail).
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/video_colour.hpp"
-#include "stream/fast_transfers.hpp"
+#include "cpu/video_fast_transfers.hpp"
 
 using namespace tonekit;
 
@@ -54,7 +54,7 @@ TEST(StreamTransfers, PqEotfIsTheReferenceTableBitForBit) {
   const std::vector<float> in = samples(true);
   std::vector<float> out = in;
   const float scale = 1.0f / 203.0f;
-  stream::pq_eotf_avx512(out.data(), static_cast<int>(out.size()), scale);
+  cpu::pq_eotf_avx512(out.data(), static_cast<int>(out.size()), scale);
   const float* table = core::pq_eotf_table_host();
   std::size_t differ = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -81,7 +81,7 @@ TEST(StreamTransfers, Bt709OetfWithinItsStatedError) {
   if (skip_without_avx512()) return;
   const std::vector<float> in = samples(true);
   std::vector<float> out = in;
-  stream::bt709_oetf_avx512(out.data(), static_cast<int>(out.size()));
+  cpu::bt709_oetf_avx512(out.data(), static_cast<int>(out.size()));
   double worst = 0.0;
   for (std::size_t i = 0; i < in.size(); ++i) {
     ASSERT_TRUE(std::isfinite(out[i])) << "L " << in[i];
@@ -104,13 +104,13 @@ TEST(StreamTransfers, EveryLengthAndOffsetAgreesWithTheFullVectors) {
   std::vector<float> base(64);
   for (std::size_t i = 0; i < base.size(); ++i) base[i] = static_cast<float>(i) / 63.0f;
   std::vector<float> full = base, full_oetf = base;
-  stream::pq_eotf_avx512(full.data(), 64, 1.0f);
-  stream::bt709_oetf_avx512(full_oetf.data(), 64);
+  cpu::pq_eotf_avx512(full.data(), 64, 1.0f);
+  cpu::bt709_oetf_avx512(full_oetf.data(), 64);
   for (int n = 0; n <= 40; ++n)
     for (int off = 0; off < 3; ++off) {
       std::vector<float> a(base), b(base);
-      stream::pq_eotf_avx512(a.data() + off, n, 1.0f);
-      stream::bt709_oetf_avx512(b.data() + off, n);
+      cpu::pq_eotf_avx512(a.data() + off, n, 1.0f);
+      cpu::bt709_oetf_avx512(b.data() + off, n);
       for (int i = 0; i < 64; ++i) {
         const bool inside = i >= off && i < off + n;
         EXPECT_EQ(a[static_cast<std::size_t>(i)], inside ? full[static_cast<std::size_t>(i)] : base[static_cast<std::size_t>(i)]) << n << " " << off << " " << i;
@@ -135,7 +135,7 @@ TEST(StreamTransfers, CodesAreCoresQuantisationBitForBit) {
     }
     r[0] = g[0] = b[0] = 0.0f;  // black: code 16 exactly, no noise
     r[1] = g[1] = b[1] = 1.0f;  // white: 235
-    stream::luma_codes_avx512(r.data(), g.data(), b.data(), noise.data(), n, code.data(), cb.data(), cr.data());
+    cpu::luma_codes_avx512(r.data(), g.data(), b.data(), noise.data(), n, code.data(), cb.data(), cr.data());
     for (int x = 0; x < n; ++x) {
       float luma, want_cb, want_cr;
       core::rgb_to_ycbcr_bt709(r[x], g[x], b[x], luma, want_cb, want_cr);
@@ -157,7 +157,7 @@ TEST(StreamTransfers, CodesAreCoresQuantisationBitForBit) {
           ncb[bx] = core::dither_noise_from_hash(h, 1);
           ncr[bx] = core::dither_noise_from_hash(h, 2);
         }
-      const int done = stream::chroma_codes_avx512(cbt.data(), cbb.data(), crt.data(), crb.data(), blocks, two_rows,
+      const int done = cpu::chroma_codes_avx512(cbt.data(), cbb.data(), crt.data(), crb.data(), blocks, two_rows,
                                                    ncb.data(), ncr.data(), cbc.data(), crc.data());
       EXPECT_EQ(done, 32);
       for (int bx = 0; bx < blocks; ++bx) {

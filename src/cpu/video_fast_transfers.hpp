@@ -18,7 +18,7 @@
 // Tests: tests/unit/test_stream_transfers.cpp.
 #pragma once
 
-namespace tonekit::stream {
+namespace tonekit::cpu {
 
 // True when this CPU runs the AVX-512 curves (and TONEKIT_NO_AVX512 is not set in the
 // environment: the tests' way to run the portable loops on an AVX-512 machine).
@@ -41,4 +41,4 @@ void luma_codes_avx512(const float* r, const float* g, const float* b, const flo
 int chroma_codes_avx512(const float* cb_top, const float* cb_bottom, const float* cr_top, const float* cr_bottom,
                         int blocks, bool two_rows, const float* ncb, const float* ncr, float* cb_code, float* cr_code);
 
-}  // namespace tonekit::stream
+}  // namespace tonekit::cpu

@@ -1,4 +1,4 @@
-#include "stream/fast_transfers.hpp"
+#include "cpu/video_fast_transfers.hpp"
 
 // GCC 12 warns inside its own avx512fintrin.h (the _mm512_undefined_ps of the unmasked
 // intrinsics, "__Y may be used uninitialized"): a false positive, silenced for this file only.
@@ -14,7 +14,7 @@
 
 #include "core/video_colour.hpp"
 
-namespace tonekit::stream {
+namespace tonekit::cpu {
 namespace {
 
 constexpr int kSegments = 32;  // one vpermt2ps table: two registers of 16 floats
@@ -273,4 +273,4 @@ TK_AVX512 void luma_codes_avx512(const float* r, const float* g, const float* b,
   if (i < n) luma_v(r + i, g + i, b + i, noise + i, luma_code + i, cb + i, cr + i, static_cast<__mmask16>((1u << (n - i)) - 1u));
 }
 
-}  // namespace tonekit::stream
+}  // namespace tonekit::cpu

@@ -1,6 +1,6 @@
-#include "stream/fast_video.hpp"
+#include "cpu/video_fast.hpp"
 
-#include "stream/fast_transfers.hpp"
+#include "cpu/video_fast_transfers.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +17,7 @@
 #include "cpu/parallel.hpp"
 #include "cpu/stats.hpp"
 
-namespace tonekit::stream {
+namespace tonekit::cpu {
 namespace {
 
 // The per-row loops, written element-wise without branches (selects, both sides computed) so that
@@ -396,7 +396,15 @@ TK_CLONES void chroma_across(const float* __restrict c, int cw, int w, float* __
   for (int x = 2 * pairs; x < w; ++x) out[x] = c[std::min(x >> 1, cw - 1)];
 }
 
-// The per-row decode of a packed 10-bit Y'CbCr 4:2:0 frame: the chroma rows at a luma row
+// The frame's planes with each stride filled in (0: packed rows of that plane).
+FramePlanes strided_planes(InputFormat format, const FramePlanes& in, int w) {
+  FramePlanes p = in;
+  for (int i = 0; i < plane_count(format); ++i)
+    if (p.stride[i] == 0) p.stride[i] = plane_row_bytes(format, i, w);
+  return p;
+}
+
+// The per-row decode of a 10-bit Y'CbCr 4:2:0 frame: the chroma rows at a luma row
 // (co-sited taps), upsampled across, then the row kernels above.
 class RowDecoder {
  public:
@@ -405,9 +413,9 @@ class RowDecoder {
     std::vector<float> scene;  // a decoded row (planar, 3 w) on its way into a planar frame
   };
 
-  RowDecoder(InputFormat format, const InputColour& colour, int w, int h, const std::uint8_t* frame)
+  RowDecoder(InputFormat format, const InputColour& colour, int w, int h, const FramePlanes& frame)
       : w_(w), cw_((w + 1) / 2), ch_((h + 1) / 2), p010_(format == InputFormat::p010), shift_(p010_ ? 6 : 0),
-        planes_(packed_planes(format, frame, w, h)),
+        planes_(strided_planes(format, frame, w)),
         // Normalised Y' = (code - y0) * ys, C = (code - 512) * cs (BT.2100 Table 9).
         d_{static_cast<float>(1.0 / colour.reference_white), core::ycbcr_coeffs<float>(colour.matrix == YuvMatrix::bt2020_ncl),
            colour.range == YuvRange::full ? 0.0f : 64.0f, colour.range == YuvRange::full ? 1.0f / 1023.0f : 1.0f / 876.0f},
@@ -573,9 +581,9 @@ FastVideo::FastVideo(InputFormat format, const InputColour& colour, int width, i
     : format_(format), colour_(colour), width_(width), height_(height), workspace_(std::make_unique<Workspace>()) {}
 FastVideo::~FastVideo() = default;
 
-void FastVideo::decode(const std::uint8_t* frame, Image& scene) const { decode_into(frame, scene, nullptr, false); }
+void FastVideo::decode(const FramePlanes& frame, Image& scene) const { decode_into(frame, scene, nullptr, false); }
 
-void FastVideo::decode_into(const std::uint8_t* frame, Image& scene, std::vector<cpu::StatsPartial>* partials,
+void FastVideo::decode_into(const FramePlanes& frame, Image& scene, std::vector<cpu::StatsPartial>* partials,
                             bool planar) const {
   const int w = width_, h = height_;
   if (scene.width != w || scene.height != h || scene.channels != 3) scene = Image(w, h, 3);
@@ -622,7 +630,7 @@ void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, s
 
 bool FastVideo::fuses(const Params& params) { return params.op().locality == Locality::global; }
 
-Status FastVideo::map(const std::uint8_t* frame, const Params& params, const cpu::CurveStatsHook* hook,
+Status FastVideo::map(const FramePlanes& frame, const Params& params, const cpu::CurveStatsHook* hook,
                       OutputLayout layout, bool dither, Image& scene, FrameStats& stats, std::uint8_t* out) const {
   if (!fuses(params)) return invalid_argument(std::string("FastVideo::map: ") + params.op().id + " is not a global operator");
   // The first pass keeps the decoded frame for the second: decoding every row again instead (and
@@ -665,4 +673,4 @@ Status FastVideo::map(const std::uint8_t* frame, const Params& params, const cpu
   return {};
 }
 
-}  // namespace tonekit::stream
+}  // namespace tonekit::cpu

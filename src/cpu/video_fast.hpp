@@ -1,9 +1,9 @@
-// The stream's fast CPU path for its commonest case: 10-bit Y'CbCr 4:2:0 (p010, yuv420p10) with
+// The CPU's fused path for the commonest video case: 10-bit Y'CbCr 4:2:0 (p010, yuv420p10) with
 // PQ or linear transfer in, 8-bit yuv420p / NV12 out with the BT.709 OETF. The maths is the CPU
 // reference's (cpu::decode_frame, cpu::encode_yuv420; core/video_colour.hpp: matrices, co-sited
 // chroma taps, transfers, gamut policy, quantisation and dither), scheduled for the vector units:
 // per row, element-wise loops without branches (built with -ffast-math), and AVX-512 kernels where
-// GCC left a loop scalar or a curve needs lookups (stream/fast_transfers.hpp; run-time dispatch,
+// GCC left a loop scalar or a curve needs lookups (cpu/video_fast_transfers.hpp; run-time dispatch,
 // TONEKIT_NO_AVX512 forces the portable loops). The PQ EOTF is the reference's own table on both;
 // the OETF a polynomial (AVX-512) or exp2/log2 series (portable). For global operators map() fuses
 // the statistics into the decode and the encode into the map. Results stay within one 8-bit code
@@ -20,10 +20,11 @@
 #include "tonekit/video.hpp"
 
 namespace tonekit::cpu {
-struct StatsPartial;
-}
 
-namespace tonekit::stream {
+struct StatsPartial;
+
+// The frame is given as FramePlanes (stride 0: packed rows of that plane); tonekit::CpuToneMapper
+// (src/api/cpu_tone_mapper.cpp) runs it where covers() says so.
 
 class FastVideo {
  public:
@@ -34,7 +35,7 @@ class FastVideo {
   FastVideo(const FastVideo&) = delete;
   FastVideo& operator=(const FastVideo&) = delete;
   // The packed frame as scene-linear BT.709 RGB (3 channels), as cpu::decode_frame.
-  void decode(const std::uint8_t* frame, Image& scene) const;
+  void decode(const FramePlanes& frame, Image& scene) const;
   // Linear display RGB (3 channels, [0, 1]) -> 8-bit 4:2:0, as cpu::encode_yuv420 with gamma 0.
   void encode(const Image& display, OutputLayout layout, bool dither, std::uint8_t* out) const;
 
@@ -45,13 +46,13 @@ class FastVideo {
   // statistics read. `scene` keeps the decoded frame between the passes (planar unless the
   // robust peak or histeq reads it a second time: its contents are the pass's own afterwards).
   // *stats receives the frame's own statistics, as cpu::tone_map's.
-  Status map(const std::uint8_t* frame, const Params& params, const cpu::CurveStatsHook* hook, OutputLayout layout,
+  Status map(const FramePlanes& frame, const Params& params, const cpu::CurveStatsHook* hook, OutputLayout layout,
              bool dither, Image& scene, FrameStats& stats, std::uint8_t* out) const;
 
  private:
   // Decodes the frame into `scene`, interleaved or (`planar`) as three w x h planes in its
   // pixels; with `partials` (one per 16-row chunk), each chunk's luminance reduction too.
-  void decode_into(const std::uint8_t* frame, Image& scene, std::vector<cpu::StatsPartial>* partials, bool planar) const;
+  void decode_into(const FramePlanes& frame, Image& scene, std::vector<cpu::StatsPartial>* partials, bool planar) const;
 
   InputFormat format_;
   InputColour colour_;
@@ -61,4 +62,4 @@ class FastVideo {
   std::unique_ptr<Workspace> workspace_;
 };
 
-}  // namespace tonekit::stream
+}  // namespace tonekit::cpu

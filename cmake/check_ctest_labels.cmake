@@ -1,5 +1,5 @@
 # ctest ctest_labels (label unit): every registered test carries exactly one of the labels that
-# tests/CMakeLists.txt lists, so that `ctest -L LABEL` selects each test once and
+# tests/CMakeLists.txt lists, so that `ctest -L '^LABEL$'` selects each test once and
 # `ctest --label-exclude bench` (make test) runs every real test.
 #   cmake -DCTEST=<ctest> -DBUILD_DIR=<build tree> -P cmake/check_ctest_labels.cmake
 cmake_minimum_required(VERSION 3.25)

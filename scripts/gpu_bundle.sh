@@ -12,6 +12,7 @@
 # Over 60 MiB (a carry's limit is 64) the bundle is OUT/bundle.tar.xz instead of a folder.
 # On the GPU host, in the bundle folder (after `tar xJf bundle.tar.xz` where it was packed):
 #   ctest -L gpu                   the GPU suites against the CPU reference, compute-sanitizer runs
+#                                  (and gpu-multi: -L is a regular expression; -L '^gpu$' alone)
 #   ctest -L gpu-multi             several GPUs;  ctest -L interop: GL/Vulkan passes, the renderer
 #   ctest -L bench                 quick passes of the benchmarks
 #   bin/tonekit_bench --res 3840x2160 --op reinhard    any binary directly (docs/performance.md)

@@ -44,6 +44,7 @@ BENCH_INTERNAL = {
     "src/cuda/host_pipeline.hpp",
     "src/cuda/local/local_launch.hpp",
     "src/cuda/local/sat_gpu.hpp",
+    "src/cuda/tuning.hpp",
     "src/io/png_encoding.hpp",
     "src/sat/sat_table.hpp",
 }

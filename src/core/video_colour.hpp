@@ -415,7 +415,7 @@ TK_HD float encode_video_transfer(float linear, float gamma, const Table* oetf_t
 
 // BT.709 Y'CbCr (BT.709 Part 1 items 3.2-3.3) and its 8-bit limited-range codes (item 4.6): the
 // one text of these numbers, read by the encoders here and the CPU fast path's vector loops
-// (apps/stream/fast_video.cpp, fast_transfers.cpp).
+// (src/cpu/video_fast.cpp, video_fast_transfers.cpp).
 constexpr double kBt709Kr = 0.2126, kBt709Kg = 0.7152, kBt709Kb = 0.0722;
 constexpr double kBt709CbScale = 1.0 / 1.8556, kBt709CrScale = 1.0 / 1.5748;  // 1 / (2 (1 - K))
 constexpr double kLumaCode8Black = 16, kLumaCode8Range = 219, kLumaCode8White = 235;

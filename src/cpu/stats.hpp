@@ -66,7 +66,7 @@ void apply_robust_peak(const ImageView& input, FrameStats& stats, double percent
 // peak (second read, only for peak_percentile < 100) into stats, the equalisation table (second
 // read, only when plan.histogram_bins > 0) into hist_table (the curve points into it), then the
 // temporal hook, if any, on the statistics the curve reads. cpu::tone_map's order; streams that
-// gather the statistics while decoding (stream/fast_video.cpp) call it too.
+// gather the statistics while decoding (cpu/video_fast.cpp) call it too.
 core::CurveSettings global_curve(const ImageView& in, const core::CurvePlan& plan, FrameStats& stats,
                                  const CurveStatsHook* hook, std::vector<float>& hist_table);
 

@@ -163,7 +163,7 @@ TK_CLONES void decode_row_linear(const DecodeRow& d, const std::uint8_t* luma, u
 
 // A PQ row in three steps: the signals R'G'B' into a planar scratch (3n floats), the EOTF over it
 // in place (core::pq_eotf_table, the reference's own values: with AVX-512 16 at a time,
-// stream/fast_transfers.hpp, else one at a time), then the primaries, gamut and store.
+// cpu/video_fast_transfers.hpp, else one at a time), then the primaries, gamut and store.
 TK_CLONES void signal_row(const DecodeRow& d, const std::uint8_t* luma, unsigned shift, const float* cb, const float* cr,
                           int n, float* __restrict planar) {
   for (int x = 0; x < n; ++x) {

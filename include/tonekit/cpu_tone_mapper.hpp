@@ -46,9 +46,9 @@ struct CpuToneMapperConfig {
 
 class CpuToneMapper {
  public:
-  // Checks the frame, the colour, the output and the glare plan. Nothing per frame is allocated
-  // here: the frame buffers (the decoded scene, the display frame before a 4:2:0 encode, the
-  // workers' row buffers) are made by the first frame that needs them and reused afterwards.
+  // Checks the frame, the colour, the output and the glare plan; allocates no frame buffer. The
+  // decoded scene, the display frame before a 4:2:0 encode and the workers' row buffers are made
+  // by the first frame that needs them and reused by every later one.
   static Result<std::unique_ptr<CpuToneMapper>> create(const CpuToneMapperConfig& config);
   ~CpuToneMapper();
   CpuToneMapper(const CpuToneMapper&) = delete;

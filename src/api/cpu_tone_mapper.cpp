@@ -103,8 +103,13 @@ Status CpuToneMapper::process(const FramePlanes& in, void* out, std::size_t out_
   const CpuToneMapperConfig& c = impl_->cfg;
   if (c.temporal && !(dt >= 0.0 && dt < 1e6))
     return invalid_argument("CpuToneMapper::process: time step " + std::to_string(dt) + " s is not in [0, 1e6)");
-  for (int p = 0; p < plane_count(c.input); ++p)
+  for (int p = 0; p < plane_count(c.input); ++p) {
     if (!in.data[p]) return invalid_argument("CpuToneMapper::process: plane " + std::to_string(p) + " is null");
+    const std::size_t row = plane_row_bytes(c.input, p, c.width);
+    if (in.stride[p] != 0 && in.stride[p] < row)
+      return invalid_argument("CpuToneMapper::process: plane " + std::to_string(p) + "'s stride " +
+                              std::to_string(in.stride[p]) + " bytes is below its row's " + std::to_string(row));
+  }
   if (!out) return invalid_argument("CpuToneMapper::process: null output");
   if (is_yuv_layout(c.output_layout) && out_stride != 0)
     return invalid_argument("CpuToneMapper::process: a 4:2:0 output is packed (out_stride_bytes 0)");

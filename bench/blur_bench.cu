@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/tuning.hpp"
 #include "tonekit/blur.hpp"
 #include "tonekit/blur_cuda.hpp"
 #include "bench_check.hpp"
@@ -30,10 +31,10 @@ struct Variant {
   const char* label;
   const char* method;
   BlurSettings settings;
-  bool fused = false;  // BlurEngineConfig::separable_fused
-  bool banded = false;  // BlurEngineConfig::separable_banded
-  int strip = 128, chunk = 32;  // BlurEngineConfig::separable_fused_strip / _chunk
-  bool strips = true;  // BlurEngineConfig::separable_strips
+  bool fused = false;  // cuda::BlurTuning::separable_fused
+  bool banded = false;  // cuda::BlurTuning::separable_banded
+  int strip = 128, chunk = 32;  // cuda::BlurTuning::separable_fused_strip / _chunk
+  bool strips = true;  // cuda::BlurTuning::separable_strips
 };
 
 const std::vector<Variant>& variants() {
@@ -116,12 +117,13 @@ bool run_case(Bench& b, const Variant& v, int w, int h, double sigma, double cop
   cfg.height = h;
   cfg.channels = 4;
   cfg.plan = *plan;
-  cfg.separable_fused = v.fused;
-  cfg.separable_banded = v.banded;
-  cfg.separable_fused_strip = v.strip;
-  cfg.separable_fused_chunk = v.chunk;
-  cfg.separable_strips = v.strips;
-  auto engine = BlurEngine::create(cfg);
+  cuda::BlurTuning tuning;
+  tuning.separable_fused = v.fused;
+  tuning.separable_banded = v.banded;
+  tuning.separable_fused_strip = v.strip;
+  tuning.separable_fused_chunk = v.chunk;
+  tuning.separable_strips = v.strips;
+  auto engine = cuda::create_blur_engine(cfg, tuning);
   if (!engine.ok()) {
     std::printf("%-17s %5dx%-5d sigma %-4g skipped: %s\n", v.label, w, h, sigma, engine.status().message().c_str());
     return false;

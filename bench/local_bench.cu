@@ -19,11 +19,14 @@
 #include "core/local_settings.hpp"
 #include "cuda/local/local_launch.hpp"
 #include "cuda/local/sat_gpu.hpp"
+#include "cuda/tuning.hpp"
 #include "tonekit/blur_cuda.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "bench_check.hpp"
 
 using namespace tonekit;
+using cuda::DodgeVariant;
+using cuda::SatPrecision;
 
 
 namespace {
@@ -157,11 +160,12 @@ void bench_ops(int w, int h) {
     cfg.input = InputFormat::rgba_f16;
     cfg.output = {PixelType::u8, 4};
     cfg.params = params.value();
-    cfg.tuning.variant = c.variant;
-    cfg.tuning.sat_auto = c.prec;
-    cfg.tuning.tile_width = c.tile_width;
-    cfg.tuning.tile_height = c.tile_height;
-    auto m = ToneMapper::create(cfg);
+    cuda::Tuning tuning;
+    tuning.variant = c.variant;
+    tuning.sat_auto = c.prec;
+    tuning.tile_width = c.tile_width;
+    tuning.tile_height = c.tile_height;
+    auto m = cuda::create_tone_mapper(cfg, tuning);
     if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(1); }
     ToneMapper& mapper = *m.value();
     const double ms = median_ms([&](int i) { if (!mapper.process(ins[i], 0, out, 0, nullptr).ok()) std::exit(2); }, rotate);
@@ -171,12 +175,12 @@ void bench_ops(int w, int h) {
       // glare (strength 0.1, the CLI's default radius) in the same pipeline.
       ToneMapperConfig tc = cfg;
       tc.temporal = true;
-      auto t = ToneMapper::create(tc);
+      auto t = cuda::create_tone_mapper(tc, tuning);
       if (!t.ok()) std::exit(2);
       const double tms = median_ms([&](int i) { if (!t.value()->process(ins[i], 0, out, 0, nullptr, 1.0 / 60).ok()) std::exit(2); }, rotate);
       std::printf("op,%s temporal,%d,%d,%.4f,%.1f\n", c.name, w, h, tms, (in_bytes + out_bytes) / (tms * 1e6));
       tc.glare.strength = 0.1;
-      auto g = ToneMapper::create(tc);
+      auto g = cuda::create_tone_mapper(tc, tuning);
       if (!g.ok()) { std::fprintf(stderr, "%s\n", g.status().message().c_str()); std::exit(2); }
       const double gms = median_ms([&](int i) { if (!g.value()->process(ins[i], 0, out, 0, nullptr, 1.0 / 60).ok()) std::exit(2); }, rotate);
       std::printf("op,%s temporal+glare,%d,%d,%.4f,%.1f\n", c.name, w, h, gms, (in_bytes + out_bytes) / (gms * 1e6));
@@ -342,13 +346,14 @@ void bench_glare(int w, int h) {
   cfg.input = InputFormat::rgba_f16;
   cfg.output = {PixelType::u8, 4};
   cfg.params = prepare_params("reinhard-sat").value();
-  cfg.tuning.sat_auto = SatPrecision::tile_local_f64;
-  cfg.tuning.tile_width = 64;
-  cfg.tuning.tile_height = 64;
+  cuda::Tuning tuning;
+  tuning.sat_auto = SatPrecision::tile_local_f64;
+  tuning.tile_width = 64;
+  tuning.tile_height = 64;
   cfg.temporal = true;
   for (double strength : {0.0, 0.1}) {
     cfg.glare.strength = strength;
-    auto m = ToneMapper::create(cfg);
+    auto m = cuda::create_tone_mapper(cfg, tuning);
     if (!m.ok()) { std::fprintf(stderr, "%s\n", m.status().message().c_str()); std::exit(2); }
     const double ms = median_ms([&](int i) { if (!m.value()->process(ins[i], 0, out, 0, nullptr, 1.0 / 60).ok()) std::exit(2); }, rotate);
     m.value()->enable_timings(true);

@@ -18,10 +18,13 @@
 #include <vector>
 
 #include "cuda/host_pipeline.hpp"
+#include "cuda/tuning.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "bench_check.hpp"
 
 using namespace tonekit;
+using cuda::ScanAlgorithm;
+using cuda::StatsAlgorithm;
 
 namespace {
 
@@ -173,6 +176,7 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
   CK(cudaMalloc(&out, out_bytes));
   ToneMapperConfig cfg = frame_config(w, h, fmt, op);
   cfg.timings = true;
+  cuda::Tuning tuning;  // the defaults, but for the variants timed below
   const bool histeq = std::string(op) == "histeq";
 
   int clock_khz = 0, device = 0;
@@ -224,8 +228,8 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
   const double frame_bytes = double(in_bytes) * (histeq ? 3 : 2) + out_bytes;
   for (bool backwards : {true, false}) {
     if (!variants && !backwards) break;
-    cfg.tuning.map_backwards = backwards;
-    auto m = ToneMapper::create(cfg);
+    tuning.map_backwards = backwards;
+    auto m = cuda::create_tone_mapper(cfg, tuning);
     if (!m.ok()) { std::fprintf(stderr, "create: %s\n", m.status().message().c_str()); std::exit(2); }
     std::vector<double> total, st, hi, mp, t2, a, b, c;
     run(*m.value(), total, a, b, c, false);  // whole frame, no stage events in between
@@ -236,7 +240,7 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
       {  // temporal adaptation on (issue 14): the step runs in the statistics pass's last block
         ToneMapperConfig tc = cfg;
         tc.temporal = true;
-        auto tm = ToneMapper::create(tc);
+        auto tm = cuda::create_tone_mapper(tc, tuning);
         if (!tm.ok()) { std::fprintf(stderr, "create: %s\n", tm.status().message().c_str()); std::exit(2); }
         std::vector<double> tt, x, y, z;
         run(*tm.value(), tt, x, y, z, false);
@@ -245,13 +249,13 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
       if (cfg.params.has("peak_percentile")) {  // the robust peak (issue 14): one more read of the frame
         ToneMapperConfig pc = cfg;
         pc.params = prepare_params(op, {{"peak_percentile", "99.99"}}).value();
-        auto pm = ToneMapper::create(pc);
+        auto pm = cuda::create_tone_mapper(pc, tuning);
         if (!pm.ok()) { std::fprintf(stderr, "create: %s\n", pm.status().message().c_str()); std::exit(2); }
         std::vector<double> tt, x, y, z;
         run(*pm.value(), tt, x, y, z, false);
         add_row(res, op, fmt.name, "frame", "robust-peak", median(tt), frame_bytes + double(in_bytes));
         pc.temporal = true;
-        auto ptm = ToneMapper::create(pc);
+        auto ptm = cuda::create_tone_mapper(pc, tuning);
         if (!ptm.ok()) { std::fprintf(stderr, "create: %s\n", ptm.status().message().c_str()); std::exit(2); }
         tt.clear();
         run(*ptm.value(), tt, x, y, z, false);
@@ -263,7 +267,7 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
                                      fmt.in == InputFormat::rgba_f16, 7u * i);
           CK(cudaGetLastError());
         }
-        auto dm = ToneMapper::create(cfg);
+        auto dm = cuda::create_tone_mapper(cfg, tuning);
         if (!dm.ok()) { std::fprintf(stderr, "create: %s\n", dm.status().message().c_str()); std::exit(2); }
         tt.clear();
         run(*dm.value(), tt, x, y, z, false);
@@ -317,43 +321,43 @@ void bench_device(int w, int h, const char* res, const Format& fmt, const char* 
     add_row(res, op, fmt.name, "map", v, median(mp), double(in_bytes) + out_bytes);
   }
   if (variants) {
-    cfg.tuning.map_backwards = true;
-    cfg.tuning.programmatic_launch = false;  // v8's programmatic dependent launch off: its gain
+    tuning.map_backwards = true;
+    tuning.programmatic_launch = false;  // v8's programmatic dependent launch off: its gain
     {
-      auto m = ToneMapper::create(cfg);
+      auto m = cuda::create_tone_mapper(cfg, tuning);
       if (!m.ok()) { std::fprintf(stderr, "create: %s\n", m.status().message().c_str()); std::exit(2); }
       std::vector<double> total, a, b, c;
       run(*m.value(), total, a, b, c, false);
       add_row(res, op, fmt.name, "frame", "no-pdl", median(total), frame_bytes);
     }
-    cfg.tuning.programmatic_launch = true;
+    tuning.programmatic_launch = true;
     for (StatsAlgorithm a : {StatsAlgorithm::harris, StatsAlgorithm::mjp, StatsAlgorithm::cub, StatsAlgorithm::bulk,
                              StatsAlgorithm::async}) {
-      cfg.tuning.stats = a;
-      cfg.tuning.map_backwards = true;
-      auto m = ToneMapper::create(cfg);
+      tuning.stats = a;
+      tuning.map_backwards = true;
+      auto m = cuda::create_tone_mapper(cfg, tuning);
       std::vector<double> total, st, hi, mp;
       run(*m.value(), total, st, hi, mp, true);
-      add_row(res, op, fmt.name, "stats", stats_algorithm_name(a), median(st), double(in_bytes));
-      add_row(res, op, fmt.name, "frame", std::string("stats=") + stats_algorithm_name(a), median(total), frame_bytes);
+      add_row(res, op, fmt.name, "stats", cuda::stats_algorithm_name(a), median(st), double(in_bytes));
+      add_row(res, op, fmt.name, "frame", std::string("stats=") + cuda::stats_algorithm_name(a), median(total), frame_bytes);
       std::vector<double> t5, st5, hi5, mp5;
       run(*m.value(), t5, st5, hi5, mp5, true, Lead::evict_spin);
-      add_row(res, op, fmt.name, "stats", std::string(stats_algorithm_name(a)) + "-clean-l2", median(st5),
+      add_row(res, op, fmt.name, "stats", std::string(cuda::stats_algorithm_name(a)) + "-clean-l2", median(st5),
               double(in_bytes));
     }
-    cfg.tuning.stats = StatsAlgorithm::fused;
+    tuning.stats = StatsAlgorithm::fused;
     for (int bps : {1, 2, 3, 4}) {  // blocks per SM of the fused statistics (the default: as many as fit)
-      cfg.tuning.stats_blocks_per_sm = bps;
-      auto m = ToneMapper::create(cfg);
+      tuning.stats_blocks_per_sm = bps;
+      auto m = cuda::create_tone_mapper(cfg, tuning);
       if (!m.ok()) { std::fprintf(stderr, "create: %s\n", m.status().message().c_str()); std::exit(2); }
       std::vector<double> total, st, hi, mp;
       run(*m.value(), total, st, hi, mp, true, Lead::evict_spin);
       add_row(res, op, fmt.name, "stats", "fused-clean-l2-bps" + std::to_string(bps), median(st), double(in_bytes));
     }
-    cfg.tuning.stats_blocks_per_sm = 0;
+    tuning.stats_blocks_per_sm = 0;
     if (histeq) {
-      cfg.tuning.scan = ScanAlgorithm::cub;
-      auto m = ToneMapper::create(cfg);
+      tuning.scan = ScanAlgorithm::cub;
+      auto m = cuda::create_tone_mapper(cfg, tuning);
       std::vector<double> total, st, hi, mp;
       run(*m.value(), total, st, hi, mp, true);
       add_row(res, op, fmt.name, "histogram+scan", "cub", median(hi), double(in_bytes));

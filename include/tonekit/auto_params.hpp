@@ -1,4 +1,4 @@
-// Automatic parameters (issue 17, the thesis' future work): a bounded, time-limited search over an
+// Automatic parameters (the thesis' future work): a bounded, time-limited search over an
 // operator's own registered parameters, within their registered ranges, that maximises
 //   J = (TMQI Q + FSITM mean) / 2 - 0.005 * mean CIEDE2000
 // (the FSITM + TMQI average is Nafchi et al.'s combined index, SPL 2015, Sec. IV; a mean colour

@@ -1,4 +1,4 @@
-// Automatic parameters on the GPU (issue 17 item 3: "far less on the GPU"): auto_params' search
+// Automatic parameters on the GPU: auto_params' search
 // (tonekit/auto_params.hpp: the same checks, proxy, candidates, objective and budget; one text,
 // src/quality/auto_search.hpp) with each candidate mapped on the device by a ToneMapper and
 // scored there by quality::GpuQuality against the proxy's HDR side, computed once per search.

@@ -1,4 +1,4 @@
-// The CUDA blur (issue 5): every method of the blur registry (include/tonekit/blur.hpp) on the
+// The CUDA blur: every method of the blur registry (include/tonekit/blur.hpp) on the
 // device, on float RGBA (4 channels, interleaved) or single-channel planes, borders clamped.
 // Device API in the style of ToneMapper: BlurEngine::create() resolves nothing itself (it takes
 // a BlurPlan from plan_blur, the one validator, so both backends run identical parameters),
@@ -46,24 +46,11 @@ struct BlurEngineConfig {
   BlurPlan plan;     // from plan_blur(method, sigma, settings)
   int device = -1;   // -1: the current device
   BlurWorkspace* workspace = nullptr;  // optional: transient planes shared with other engines
-  // Tuning: `separable` in one fused pass (rows into a shared-memory ring, then columns) instead
-  // of two passes through a device-memory intermediate. Off until measured on the device
-  // (docs/performance.md, "Blur and glare").
-  bool separable_fused = false;
-  int separable_fused_strip = 128;  // rows per block of the fused kernel (a multiple of the chunk)
-  int separable_fused_chunk = 32;   // output rows per ring refill: 16 or 32
-  // `separable` on RGBA through the one-pass strip kernel (v3: 32-pixel strips, rows staged by
-  // cp.async and filtered into a shared ring, columns from it; docs/performance.md): on by
-  // default up to 56 taps (radius <= 27, sigma <= 9 at truncate 3), where it beats the two passes;
-  // other radii and grey planes take the two passes, as do separable_fused / separable_banded
-  // when set (they are explicit study variants and win over this flag).
-  bool separable_strips = true;
-  // Tuning: frames whose intermediate exceeds ~L2 / 2 run both passes in one persistent launch
-  // over bands of rows through a ring of rows that stays in L2. Off: slower on the H100 (4K sigma
-  // 6: 0.434 vs 0.249 ms; an earlier two-launches-per-band form 0.317): the tasks' dependency
-  // waits and short row tasks cost more than the DRAM they save (docs/performance.md).
-  bool separable_banded = false;
 };
+
+namespace cuda {
+struct BlurEngineAccess;  // internal: the benchmarks' and GPU tests' tuning (src/cuda/tuning.hpp)
+}
 
 class BlurEngine {
  public:
@@ -83,6 +70,7 @@ class BlurEngine {
   std::size_t floor_bytes() const;
 
  private:
+  friend struct cuda::BlurEngineAccess;
   struct Impl;
   explicit BlurEngine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -2,8 +2,7 @@
 // cuda`): one ToneMapper (so one temporal state across the stream, frames mapped in order), and
 // up to frames_in_flight() frames in flight, each with its own device buffers and page-locked
 // staging, so that the upload of one frame, the kernels of another and the download of a third
-// overlap (three CUDA streams joined by events: the Drago GPU seed's frame pool). Everything is
-// allocated once. Builds without CUDA: create() reports no_device.
+// overlap (three CUDA streams joined by events). Everything is allocated once. Builds without CUDA: create() reports no_device.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -42,7 +41,7 @@ class DeviceFrameMapper {
   // True when the oldest pending frame has finished on the device (never blocks).
   bool oldest_ready() const;
   // Page-locks host memory that will be handed to submit() again and again (a stream's pool of
-  // frame buffers; cudaHostRegister, ~2 ms for 25 MB once), so that its frames are copied to and
+  // frame buffers; cudaHostRegister, once), so that its frames are copied to and
   // from it directly instead of through the staging buffers. False when the memory cannot be
   // locked (it then goes through staging, as before). Unlock it before freeing it; the mapper
   // unlocks what is left when it is destroyed.

@@ -1,4 +1,4 @@
-// OpenGL pass (issue 18 item 1): tone maps a renderer's HDR colour texture into a display
+// OpenGL pass: tone maps a renderer's HDR colour texture into a display
 // texture with zero copies, through CUDA graphics interop. Built when the CUDA backend and the
 // OpenGL headers are found (target tonekit_gl).
 //
@@ -19,14 +19,10 @@
 // Between process()'s map and unmap GL must not touch either texture; it returns only after the
 // unmap, so a single-threaded render loop meets that by construction.
 //
-// Host cost (docs/performance.md, 4K, the night-drive renderer's loop): map + unmap take
-// 0.010-0.017 ms a frame in some processes and 0.021-0.06 ms in others, on the same machine and
-// build; the GL driver's own calls (the frame's glFlush) slow down in the same processes, so the
-// driver's per-process state decides it, not the host's speed, the CUDA scheduling mode or GL's
-// threading. The two calls are the fewest the API allows. A renderer that needs a host cost it can
-// rely on can hand its frames over through VulkanPass: its own calls (CUDA's semaphore wait and
-// signal) stayed within 0.02 ms a frame in every run (medians 0.002-0.020 ms; 0.002-0.010 ms
-// in a loop that reads no timings back).
+// Host cost: map + unmap are the fewest calls CUDA-GL interop allows; what they cost depends on
+// the GL driver's per-process state, not on the host or the CUDA scheduling mode
+// (docs/performance.md, "Renderer interop"). A renderer that needs a host cost it can rely on
+// can hand its frames over through VulkanPass, whose semaphore calls stay within the 0.02 ms goal.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -35,15 +31,10 @@
 
 namespace tonekit {
 
-struct GlPassConfig {
+// The textures, and the look (the base, as ToneMapperConfig's; width, height and formats come from GL).
+struct GlPassConfig : Look {
   unsigned input_texture = 0;   // GL texture name (GLuint)
   unsigned output_texture = 0;  // GL texture name (GLuint), the same size as the input
-  // The look and the tuning, as ToneMapperConfig's (width, height and formats come from GL).
-  Params params;
-  GlareParams glare{};
-  bool temporal = false;
-  TemporalParams temporal_params{};
-  ToneMapperTuning tuning{};
   bool timings = false;  // the ToneMapper's per-stage CUDA events
   int device = -1;       // -1: the CUDA device of the current GL context
 };

@@ -17,8 +17,7 @@ Result<Image> read_image(const std::string& path);
 Result<ImageMetadata> probe_image(const std::string& path);
 // A half RGB(A) OpenEXR file (the usual render output) kept half: RGBA half pixels (an absent
 // alpha reads as 1), never widened to float, so the mapping reads 8 bytes a pixel instead of 12
-// and the CUDA backend uploads two thirds of the bytes (issue 15: "half EXRs stay half into the
-// GPU path"). `file_channels` is the file's: 3 without alpha, 4 with. Files with float or uint
+// and the CUDA backend uploads two thirds of the bytes. `file_channels` is the file's: 3 without alpha, 4 with. Files with float or uint
 // colour channels, grey or luminance/chroma EXRs, and other formats: StatusCode::unsupported
 // (read_image reads them); damaged files fail as read_image's do.
 struct HalfImage {

@@ -1,4 +1,4 @@
-// Several GPUs of one host (issue 19): one frame split into bands of rows over the GPUs, with one
+// Several GPUs of one host: one frame split into bands of rows over the GPUs, with one
 // key for the whole frame. Each GPU reads its band plus the context rows its operator needs
 // (operator_context_rows), reduces its own rows' statistics, and one NCCL all-reduce per frame
 // (two for histeq: statistics, then the histogram) gives every GPU the whole frame's totals; each

@@ -1,4 +1,4 @@
-// Objective quality of tone-mapped images (issue 17), on the CPU in float64:
+// Objective quality of tone-mapped images, on the CPU in float64:
 //   TMQI   Yeganeh & Wang, "Objective Quality Assessment of Tone-Mapped Images", IEEE TIP 22(2), 2013
 //   FSITM  Nafchi, Shahkolaei, Farrahi Moghaddam & Cheriet, "FSITM: A Feature Similarity Index for
 //          Tone-Mapped Images", IEEE SPL 22(8), 2015

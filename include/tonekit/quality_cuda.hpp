@@ -1,5 +1,5 @@
-// TMQI, FSITM and colour fidelity on the GPU (issue 17: "the GPU path where the studio needs a
-// score live at 4K"): the same definitions, inputs, checks and bad-pixel policy as the CPU
+// TMQI, FSITM and colour fidelity on the GPU (where the studio needs a score live at 4K): the
+// same definitions, inputs, checks and bad-pixel policy as the CPU
 // reference (tonekit/quality.hpp, src/quality/), the same TmqiScore, FsitmScore and
 // ColourFidelity. TMQI's local statistics run in float64 as on the CPU; FSITM's log-Gabor
 // responses through cuFFT in float64 (D2Z/Z2D), loaded at run time like the blur's (no link-time

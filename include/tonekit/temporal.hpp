@@ -1,4 +1,4 @@
-// Temporal adaptation for video and real-time scenes (issue 14 item 3): the adapted log-average
+// Temporal adaptation for video and real-time scenes: the adapted log-average
 // luminance (the "key" the operators scale by) and the adapted peak follow each frame's own
 // values with exponential time constants, separate for brightening and darkening, driven by the
 // frame's time step in seconds, so the result does not depend on the frame rate.

@@ -5,12 +5,11 @@
 // settings and the temporal state stay on the device and are read back only on request.
 // Available when the build has CUDA (TONEKIT_HAS_CUDA); create() reports no_device without a GPU.
 //
-// Config in two parts: the frame and the look (what a caller sets), and the tuning
-// (plain data with the measurement that chose each default beside it).
-// Video (issue 14 item 2): rgb48, gbrpf32, P010 and yuv420p10 inputs, PQ / HLG / BT.2020 colour
-// and yuv420p / NV12 outputs run as a decode stage into scene-linear float RGB before the passes
-// and an encode stage after them (cuda/video_stages.cu), with core/video_colour.hpp's maths, the
-// CPU reference's (cpu::tone_map_frame).
+// The config has two parts: the frame (size, layouts, device) and the look (Look: the operator
+// and its parameters, glare, temporal adaptation), which every device entry shares.
+// Video: rgb48, gbrpf32, P010 and yuv420p10 inputs, PQ / HLG / BT.2020 colour and yuv420p / NV12
+// outputs run as a decode stage into scene-linear float RGB before the passes and an encode stage
+// after them, with the CPU reference's maths (cpu::tone_map_frame).
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -30,62 +29,9 @@ namespace tonekit {
 
 // InputFormat (what renderers, EXR readers and video decoders hand over) is in tonekit/video.hpp.
 
-// Statistics pass variants (the seeds' comparison); `fused` (one launch, last block finishes)
-// is the default: see docs/performance.md for the measurements.
-// bulk: the fused reduction fed by TMA bulk copies through a shared-memory pipeline (sm_90;
-// packed, 16-byte aligned frames, others fall back to fused). async: the fused reduction fed by
-// a per-thread cp.async pipeline (slower; kept for the comparison).
-enum class StatsAlgorithm { fused, harris, mjp, cub, bulk, async };
-// Histogram CDF: Blelloch up-/down-sweep (CUDA/Thrust seed) or cub::DeviceScan.
-enum class ScanAlgorithm { blelloch, cub };
-const char* stats_algorithm_name(StatsAlgorithm a);
-const char* scan_algorithm_name(ScanAlgorithm a);
-
-// How the dodge-and-burn kernel of reinhard-sat reads its table (thesis 6.1.5's variants).
-enum class DodgeVariant {
-  global_loads,   // plain loads (L1 + L2)
-  readonly_cache, // loads through the read-only / texture path (ld.global.nc)
-  shared_tiles,   // the block's table window staged in shared memory first (float64 tables)
-};
-
-// Which table reinhard-sat queries when its `sat` parameter is 0 (auto).
-enum class SatPrecision {
-  tiled_f32_pairs,  // sat/box_query.hpp tile-relative hi/lo float32 pairs: cheapest table, dearest queries
-  global_f64,       // a whole-frame float64 table (the CPU reference's), built by `sat` (auto: look-back)
-  tile_local_f64,   // no frame-sized table: each block builds a float64 table of its tile + 19 px halo
-                    // in shared memory, straight from the input (no luminance plane either)
-};
-const char* dodge_variant_name(DodgeVariant v);
-
-// Tuning: how the passes run, not what they compute (every choice gives the same result within
-// the tolerances of tests/gpu). Defaults measured on the H100 (docs/performance.md).
-struct ToneMapperTuning {
-  StatsAlgorithm stats = StatsAlgorithm::fused;  // 4K half RGBA: fused 0.0276 ms (docs/performance.md)
-  ScanAlgorithm scan = ScanAlgorithm::blelloch;
-  // The map pass walks the frame from its end, where the statistics pass finished, so the part
-  // of the input still in L2 is read from there (docs/performance.md has the measurement).
-  bool map_backwards = true;
-  // Launch the map pass as a programmatic dependent launch (sm_90): its blocks load their
-  // pixels while the statistics pass finishes, then wait for the curve constants.
-  bool programmatic_launch = true;
-  // At most this many blocks per SM for the fused statistics pass and its flat form (0: as many
-  // as fit; half RGBA: 5 of the row form, 2 of the flat form).
-  int stats_blocks_per_sm = 0;
-  // P010 / yuv420p10 input, no glare, a whole frame: the decode kernel gathers the statistics as
-  // it decodes (the same totals bit for bit), so no statistics pass reads the 100 MB decoded 4K
-  // frame again. H100, 4K P010 PQ BT.2020 -> NV12, reinhard: 0.188 ms against 0.206 ms with the
-  // statistics pass (docs/performance.md, Video path).
-  bool decode_statistics = true;
-  // reinhard-sat's table when its `sat` parameter is 0 (auto). H100, 4K: the float64 table's
-  // queries cost 0.26 ms against the pairs' 1.08 ms; the tile-local tables skip both the
-  // frame-sized table and the luminance plane (docs/performance.md).
-  SatPrecision sat_auto = SatPrecision::tile_local_f64;
-  // tile_local_f64: 32 x 32, 64 x 32 or 64 x 64 pixels per block (H100, 4K: 0.200 / 0.187 /
-  // 0.165 ms; 64 x 64 is the fastest at 1080p, 4K and 8K: docs/performance.md).
-  int tile_width = 64;
-  int tile_height = 64;  // 64 only with tile_width 64 (512 threads per block)
-  DodgeVariant variant = DodgeVariant::readonly_cache;
-};
+namespace cuda {
+struct ToneMapperAccess;  // internal: the benchmarks' and GPU tests' tuning (src/cuda/tuning.hpp)
+}
 
 // Several GPUs sharing one frame (tonekit/multi_gpu.hpp): each part's statistics are combined
 // with the other parts' before anything reads them. combine() is called inside process(), on its
@@ -136,8 +82,18 @@ struct FramePart {
   bool active() const { return exchange || context_above || context_below || first_row; }
 };
 
-struct ToneMapperConfig {
-  // The frame.
+// The look of the frames: what the operator passes compute. ToneMapperConfig, GlPassConfig and
+// VulkanPassConfig derive from it (MultiGpuConfig through its ToneMapperConfig), so a look moves
+// between them as one value: `static_cast<Look&>(to) = from`.
+struct Look {
+  Params params;           // from prepare_params(): any registered operator
+  GlareParams glare{};     // strength 0 (the default): no glare
+  bool temporal = false;   // temporal adaptation of the key and the peak (tonekit/temporal.hpp)
+  TemporalParams temporal_params{};
+};
+
+// The frame, and the look (the base).
+struct ToneMapperConfig : Look {
   int width = 0;
   int height = 0;
   InputFormat input = InputFormat::rgba_f16;  // every layout of tonekit/video.hpp
@@ -148,18 +104,11 @@ struct ToneMapperConfig {
   int device = -1;       // -1: the current device
   bool timings = false;  // record CUDA events around each stage
   FramePart part{};      // a band of a frame spread over several GPUs (default: the whole frame)
-  // The look.
-  Params params;           // from prepare_params(): any registered operator
-  GlareParams glare{};     // strength 0 (the default): no glare
-  bool temporal = false;   // temporal adaptation of the key and the peak (tonekit/temporal.hpp)
-  TemporalParams temporal_params{};
-  // The tuning.
-  ToneMapperTuning tuning{};
 };
 
 struct StageTimings {
   double decode_ms = 0.0;     // video decode stage (layouts other than float/half RGB(A), or PQ/HLG/BT.2020;
-                              // with the statistics gathered in it for 4:2:0 input: decode_statistics)
+                              // with the statistics gathered in it for 4:2:0 input)
   double glare_ms = 0.0;      // glare (bright pass, blurs, accumulation), when on
   double stats_ms = 0.0;      // statistics (+ curve constants, temporal step, local settings)
   double histogram_ms = 0.0;  // histogram + scan (histeq only)
@@ -190,7 +139,7 @@ class ToneMapper {
   Status process(const FramePlanes& device_in, void* device_out, std::size_t out_stride_bytes,
                  CUstream_st* stream = nullptr, double dt_seconds = 0.0);
 
-  // Zero-copy frames for renderer interop (tonekit/gl.hpp, issue 18). input_surface: a
+  // Zero-copy frames for renderer interop (tonekit/gl.hpp). input_surface: a
   // cudaSurfaceObject_t of a width x height half or float RGBA CUDA array (the config's input:
   // rgba_f16 or rgba_f32, scene-linear BT.709); output_surface: one of an RGBA8 array (the
   // config's output u8 x 4, interleaved). The same bytes as process() on the same pixels.
@@ -214,7 +163,6 @@ class ToneMapper {
   Status set_glare(const GlareParams& glare);
   // Temporal adaptation on or off and its parameters (no allocation; the state is kept).
   Status set_temporal(bool on, const TemporalParams& params);
-  void set_tuning(const ToneMapperTuning& tuning);
 
   // The temporal state: read (synchronises), reset (the next frame seeds it), seed.
   Status read_temporal_state(TemporalState& state);
@@ -236,6 +184,7 @@ class ToneMapper {
   const ToneMapperConfig& config() const;
 
  private:
+  friend struct cuda::ToneMapperAccess;
   struct Impl;
   explicit ToneMapper(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -16,12 +16,12 @@ Result<Backend> parse_backend(std::string_view text);
 // True when this build has CUDA and a device is present.
 bool cuda_available();
 // Creates the CUDA context now (a no-op for the CPU backend), so that a caller can overlap its
-// cost (~0.1-0.3 s) with other work such as decoding the first file; tone_map() would otherwise
+// cost with other work such as decoding the first file; tone_map() would otherwise
 // pay it on its first call. Optional; thread-safe.
 Status prepare_backend(Backend backend);
 // Starts CUDA's start-up (loading the driver and detecting devices, then device 0's context:
-// ~0.38 s on an H100 host, three times a whole 4K map on its CPU) on a background thread and
-// returns at once, so that a caller can read its input meanwhile; cuda_available(),
+// longer than a whole 4K map on the CPU, docs/performance.md) on a background thread and returns
+// at once, so that a caller can read its input meanwhile; cuda_available(),
 // prepare_backend() and the first CUDA call wait for what they need of it. Idempotent; with no
 // NVIDIA device node (or no CUDA in the build) it does nothing. A program that starts it must
 // call wait_for_cuda_start() before it returns from main (the driver must not be torn down

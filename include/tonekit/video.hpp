@@ -1,5 +1,5 @@
 // Frame layouts and video colour shared by the device pipeline (ToneMapper), the CPU reference,
-// `tonekit stream` and the studio (issue 14 item 2). One definition of every layout, transfer,
+// `tonekit stream` and the studio. One definition of every layout, transfer,
 // primaries, matrix and range; the curve constants (BT.2100) live in src/core/video_colour.hpp,
 // used by both backends.
 #pragma once

@@ -1,5 +1,5 @@
 // One video frame through the CPU reference: decode (tonekit/video.hpp layouts and colour) ->
-// tone map -> encode, for `tonekit stream` and the tests (issue 14 item 2).
+// tone map -> encode, for `tonekit stream` and the tests.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,4 @@
-// Vulkan pass (issue 18 item 2): tone maps frames that live in a Vulkan application's memory.
+// Vulkan pass: tone maps frames that live in a Vulkan application's memory.
 // The application allocates the input and output with exportable memory
 // (VkExportMemoryAllocateInfo, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) and two binary
 // semaphores with exportable handles (VkExportSemaphoreCreateInfo, OPAQUE_FD), and hands over
@@ -37,7 +37,8 @@ struct VulkanMemoryHandle {
   bool dedicated = false;  // allocated with VkMemoryDedicatedAllocateInfo
 };
 
-struct VulkanPassConfig {
+// The frames, and the look (the base, as ToneMapperConfig's).
+struct VulkanPassConfig : Look {
   int width = 0;
   int height = 0;
   // rows: linear memory (the strides apply); images: optimal-tiling VkImages (input rgba_f16 or
@@ -55,12 +56,6 @@ struct VulkanPassConfig {
   // VkPhysicalDeviceIDProperties::deviceUUID of the Vulkan device; all zero: use `device`.
   std::array<std::uint8_t, 16> device_uuid{};
   int device = -1;  // CUDA device when no UUID is given (-1: the current one)
-  // The look and the tuning, as ToneMapperConfig's.
-  Params params;
-  GlareParams glare{};
-  bool temporal = false;
-  TemporalParams temporal_params{};
-  ToneMapperTuning tuning{};
   bool timings = false;
 };
 

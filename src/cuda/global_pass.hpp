@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/temporal_model.hpp"
+#include "cuda/tuning.hpp"
 #include "tonekit/tone_mapper.hpp"
 
 struct CUstream_st;

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cuda/check.hpp"
+#include "cuda/tuning.hpp"
 #include "tonekit/multi_gpu.hpp"
 
 #include <nccl.h>
@@ -256,7 +257,9 @@ struct MultiGpuToneMapper::Impl {
     if (context < needed)
       return invalid_argument("MultiGpuToneMapper: '" + std::string(f.params.op().id) + "' (with its glare) reads " +
                               std::to_string(needed) + " context rows, more than the " + std::to_string(context) + " asked for");
-    auto planned = plan_bands(f.height, cfg.devices, context, f.tuning.tile_height);
+    // Bands start on multiples of reinhard-sat's tile height, so its tile-local tables see the
+    // single GPU's pixels.
+    auto planned = plan_bands(f.height, cfg.devices, context, cuda::Tuning{}.tile_height);
     if (!planned.ok()) return planned.status();
     plans = planned.value();
     // Keep NVLink multicast (NVLS) off unless the caller chose otherwise: it can take a shared

@@ -11,8 +11,9 @@
 #include "core/curve_setup.hpp"
 #include "core/curves.hpp"
 #include "core/video_colour.hpp"
-#include "tonekit/tone_mapper.hpp"
+#include "cuda/tuning.hpp"
 #include "tonekit/tonemap.hpp"
+#include "tonekit/video.hpp"
 
 namespace tonekit::cuda {
 

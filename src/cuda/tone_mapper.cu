@@ -23,10 +23,12 @@
 #include "cuda/interop/surface_frames.hpp"
 #include "cuda/local/local_pass.hpp"
 #include "cuda/pipeline.hpp"
+#include "cuda/tuning.hpp"
 #include "cuda/video_stages.hpp"
 #include "tonekit/tone_mapper.hpp"
 
 namespace tonekit {
+namespace cuda {
 
 const char* stats_algorithm_name(StatsAlgorithm a) {
   switch (a) {
@@ -50,6 +52,8 @@ const char* dodge_variant_name(DodgeVariant v) {
   }
   return "?";
 }
+
+}  // namespace cuda
 
 namespace {
 
@@ -111,6 +115,7 @@ std::size_t stage_bytes(int width, int height, InputFormat f) {
 
 struct ToneMapper::Impl {
   ToneMapperConfig cfg;
+  cuda::Tuning tuning;
   std::unique_ptr<cuda::GlobalPass> global;
   std::array<std::unique_ptr<cuda::LocalPass>, 4> locals;  // by core::LocalKind
   std::unique_ptr<GlareEngine> glare;
@@ -164,13 +169,13 @@ struct ToneMapper::Impl {
     g.input = operator_input();
     g.output = pass_output();
     g.params = cfg.params;
-    g.stats = cfg.tuning.stats;
-    g.scan = cfg.tuning.scan;
+    g.stats = tuning.stats;
+    g.scan = tuning.scan;
     g.timings = timings;
     g.device = cfg.device;
-    g.map_backwards = cfg.tuning.map_backwards;
-    g.programmatic_launch = cfg.tuning.programmatic_launch;
-    g.stats_blocks_per_sm = cfg.tuning.stats_blocks_per_sm;
+    g.map_backwards = tuning.map_backwards;
+    g.programmatic_launch = tuning.programmatic_launch;
+    g.stats_blocks_per_sm = tuning.stats_blocks_per_sm;
     return g;
   }
 
@@ -181,10 +186,10 @@ struct ToneMapper::Impl {
     l.input = operator_input();
     l.output = pass_output();
     l.params = cfg.params;
-    l.sat_auto = cfg.tuning.sat_auto;
-    l.tile_width = cfg.tuning.tile_width;
-    l.tile_height = cfg.tuning.tile_height;
-    l.variant = cfg.tuning.variant;
+    l.sat_auto = tuning.sat_auto;
+    l.tile_width = tuning.tile_width;
+    l.tile_height = tuning.tile_height;
+    l.variant = tuning.variant;
     l.timings = timings;
     l.device = cfg.device;
     return l;
@@ -299,23 +304,37 @@ struct ToneMapper::Impl {
 ToneMapper::ToneMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ToneMapper::~ToneMapper() = default;
 
+struct cuda::ToneMapperAccess {
+  static Result<std::unique_ptr<ToneMapper>> create(const ToneMapperConfig& config, const Tuning& tuning) {
+    if (Status s = cuda::check_frame_config("ToneMapper", config.width, config.height, config.output); !s.ok()) return s;
+    if (Status s = validate(config.colour); !s.ok()) return s;
+    if (config.output_layout != OutputLayout::interleaved && (config.width < 1 || config.height < 1))
+      return invalid_argument("ToneMapper: empty frame");
+    if (tuning.stats_blocks_per_sm < 0)  // the passes check the tile sizes when they are created
+      return invalid_argument("ToneMapper: stats_blocks_per_sm must be >= 0 (0: as many as fit), got " +
+                              std::to_string(tuning.stats_blocks_per_sm));
+    if (config.temporal)
+      if (Status s = prepare_temporal().status(); !s.ok()) return s;
+    if (Status s = check_part(config); !s.ok()) return s;
+    if (Status s = cuda::check_device_present(); !s.ok()) return s;
+    auto impl = std::make_unique<ToneMapper::Impl>();
+    impl->cfg = config;
+    impl->tuning = tuning;
+    if (Status s = impl->init(); !s.ok()) return s;
+    return std::unique_ptr<ToneMapper>(new ToneMapper(std::move(impl)));
+  }
+  static const Tuning& tuning(const ToneMapper& m) { return m.impl_->tuning; }
+};
+
 Result<std::unique_ptr<ToneMapper>> ToneMapper::create(const ToneMapperConfig& config) {
-  if (Status s = cuda::check_frame_config("ToneMapper", config.width, config.height, config.output); !s.ok()) return s;
-  if (Status s = validate(config.colour); !s.ok()) return s;
-  if (config.output_layout != OutputLayout::interleaved && (config.width < 1 || config.height < 1))
-    return invalid_argument("ToneMapper: empty frame");
-  if (config.tuning.stats_blocks_per_sm < 0)
-    return invalid_argument("ToneMapper: stats_blocks_per_sm must be >= 0 (0: as many as fit), got " +
-                            std::to_string(config.tuning.stats_blocks_per_sm));
-  if (config.temporal)
-    if (Status s = prepare_temporal().status(); !s.ok()) return s;
-  if (Status s = check_part(config); !s.ok()) return s;
-  if (Status s = cuda::check_device_present(); !s.ok()) return s;
-  auto impl = std::make_unique<Impl>();
-  impl->cfg = config;
-  if (Status s = impl->init(); !s.ok()) return s;
-  return std::unique_ptr<ToneMapper>(new ToneMapper(std::move(impl)));
+  return cuda::ToneMapperAccess::create(config, cuda::Tuning{});
 }
+
+Result<std::unique_ptr<ToneMapper>> cuda::create_tone_mapper(const ToneMapperConfig& config, const Tuning& tuning) {
+  return ToneMapperAccess::create(config, tuning);
+}
+
+const cuda::Tuning& cuda::tuning_of(const ToneMapper& mapper) { return ToneMapperAccess::tuning(mapper); }
 
 Status ToneMapper::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
                            CUstream_st* stream, double dt) {
@@ -337,10 +356,10 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
   cudaStream_t s = stream;
   const void* src = in.data[0];
   std::size_t src_stride = in.stride[0];
-  // The statistics gathered in the 4:2:0 decode (ToneMapperTuning::decode_statistics): the whole
+  // The statistics gathered in the 4:2:0 decode (cuda::Tuning::decode_statistics): the whole
   // decoded frame, nothing (glare) changing it in between; the pass that runs finishes them.
   cuda::DeviceFrame* stats_frame = nullptr;
-  if (m.decode && c.tuning.decode_statistics && is_yuv(c.input) && !m.glare_on() && !c.part.active()) {
+  if (m.decode && m.tuning.decode_statistics && is_yuv(c.input) && !m.glare_on() && !c.part.active()) {
     if (c.params.op().locality == Locality::local) {
       if (const auto& pass = m.locals[local_slot(c.params)]) stats_frame = pass->stats_frame();
     } else if (m.global) {
@@ -533,17 +552,6 @@ Status ToneMapper::set_temporal(bool on, const TemporalParams& params) {
   impl_->cfg.temporal = on;
   impl_->cfg.temporal_params = params;
   return {};
-}
-
-void ToneMapper::set_tuning(const ToneMapperTuning& tuning) {
-  Impl& m = *impl_;
-  m.cfg.tuning = tuning;
-  if (m.global) {
-    m.global->set_stats_algorithm(tuning.stats);
-    m.global->set_scan_algorithm(tuning.scan);
-  }
-  for (auto& l : m.locals)
-    if (l) l->set_variant(tuning.variant);
 }
 
 Status ToneMapper::read_temporal_state(TemporalState& state) {

@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(kDecode420Threads) decode420_kernel(Decode420A
   decode420_block<Nv>(a, bx, by, rgb);
 }
 
-// The decode with the statistics of the pixels it decodes (ToneMapperTuning::decode_statistics):
+// The decode with the statistics of the pixels it decodes (cuda::Tuning::decode_statistics):
 // no pass of its own over the decoded frame (100 MB at 4K). The groups are the statistics kernels'
 // (4 pixels of a row from x = 4i: lane 2i holds the first two, lane 2i + 1 the other two, which it
 // hands over by shuffle), each summed by group_stats_values, so the totals are those of the decode

@@ -11,7 +11,6 @@
 #include <string>
 
 #include "cuda/check.hpp"
-#include "interop/look.hpp"
 #include "tonekit/gl.hpp"
 
 namespace tonekit {
@@ -159,7 +158,8 @@ struct GlPass::Impl {
     c.input = input;
     c.output = OutputFormat{PixelType::u8, 4};
     c.device = cfg.device;
-    interop::copy_look(cfg, c);
+    c.timings = cfg.timings;
+    static_cast<Look&>(c) = cfg;
     return c;
   }
 
@@ -239,12 +239,8 @@ Status GlPass::set_textures(unsigned input_texture, unsigned output_texture) {
   m.cfg.output_texture = output_texture;
   if (ti.width == m.width && ti.height == m.height && input == m.input) return {};
   // Another size or format: a new ToneMapper with the current look and the temporal state.
-  const ToneMapperConfig& old = m.mapper->config();
-  m.cfg.params = old.params;  // what set_params / set_glare / set_temporal changed since create()
-  m.cfg.glare = old.glare;
-  m.cfg.temporal = old.temporal;
-  m.cfg.temporal_params = old.temporal_params;
-  m.cfg.tuning = old.tuning;
+  // The look as set_params / set_glare / set_temporal left it since create().
+  static_cast<Look&>(m.cfg) = m.mapper->config();
   TemporalState state{};
   const bool keep = m.cfg.temporal;
   if (keep)

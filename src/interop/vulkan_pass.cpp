@@ -8,7 +8,6 @@
 #include <string>
 
 #include "cuda/check.hpp"
-#include "interop/look.hpp"
 #include "tonekit/vulkan.hpp"
 
 namespace tonekit {
@@ -140,7 +139,8 @@ Result<std::unique_ptr<VulkanPass>> VulkanPass::create(const VulkanPassConfig& c
   c.input = config.input;
   c.output = config.output;
   c.device = impl->device;
-  interop::copy_look(config, c);
+  c.timings = config.timings;
+  static_cast<Look&>(c) = config;
   auto m = ToneMapper::create(c);  // validates the size and formats before anything is imported
   if (!m.ok()) return m.status();
   impl->mapper = std::move(m.value());

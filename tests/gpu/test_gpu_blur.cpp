@@ -26,6 +26,7 @@
 #include "tonekit/blur.hpp"
 #include "blur/blur_math.hpp"
 #include "cuda/blur/blur_kernels.hpp"
+#include "cuda/tuning.hpp"
 #include "tonekit/blur_cuda.hpp"
 
 using namespace tonekit;
@@ -224,7 +225,7 @@ TEST(GpuBlur, UserStreamAndPoisonedOutput) {
   }
 }
 
-// The one-pass separable kernel (BlurEngineConfig::separable_fused) against the CPU separable
+// The one-pass separable kernel (cuda::BlurTuning::separable_fused) against the CPU separable
 // blur: strip and chunk edges (128 / 32 rows, 64 / 256 pixels), partial chunks, radii up to the
 // ring's limit; 1e-5 of the image max as the two-pass kernels.
 TEST(GpuBlur, FusedSeparableMatchesCpu) {
@@ -247,10 +248,11 @@ TEST(GpuBlur, FusedSeparableMatchesCpu) {
         auto cpu = blur(img, *plan);
         ASSERT_TRUE(cpu.ok());
         BlurEngineConfig cfg = engine_config(w, h, c, *plan);
-        cfg.separable_fused = true;
-        cfg.separable_fused_strip = shape[0];
-        cfg.separable_fused_chunk = shape[1];
-        auto engine = BlurEngine::create(cfg);
+        cuda::BlurTuning tuning;
+        tuning.separable_fused = true;
+        tuning.separable_fused_strip = shape[0];
+        tuning.separable_fused_chunk = shape[1];
+        auto engine = cuda::create_blur_engine(cfg, tuning);
         ASSERT_TRUE(engine.ok()) << engine.status().message();
         const Image gpu = run_engine(**engine, img);
         const Diff d = compare(gpu, *cpu);
@@ -262,7 +264,7 @@ TEST(GpuBlur, FusedSeparableMatchesCpu) {
       }
 }
 
-// The one-pass strip kernel (BlurEngineConfig::separable_strips, the RGBA default) against the
+// The one-pass strip kernel (cuda::BlurTuning::separable_strips, the RGBA default) against the
 // CPU separable blur: strip edges (32 px) and batch edges (32 rows) +-1, several chunks per
 // column (the chunk is picked for the device: 333x127, 1920x1080 and 4097x2161 get chunk <
 // height), every tail of 2r + 1 taps modulo 8 (1, 3, 5, 7: sigma 2.5, 1.5, 6, 0.7 / 9), taps up
@@ -288,8 +290,9 @@ TEST(GpuBlur, StripSeparableMatchesCpu) {
       auto cpu = blur(img, *plan);
       ASSERT_TRUE(cpu.ok());
       BlurEngineConfig cfg = engine_config(w, h, 4, *plan);
-      cfg.separable_strips = true;
-      auto engine = BlurEngine::create(cfg);
+      cuda::BlurTuning tuning;
+      tuning.separable_strips = true;
+      auto engine = cuda::create_blur_engine(cfg, tuning);
       ASSERT_TRUE(engine.ok()) << engine.status().message();
       const size_t bytes = img.pixels.size() * sizeof(float);
       const bool strips = sigma <= 9.0;  // taps = 2 ceil(3 sigma) + 1 rounded up to 8 <= 56
@@ -367,9 +370,10 @@ TEST(GpuBlur, BandedSeparableBitIdenticalToUnbanded) {
     CUDA_OK(cudaMemset(d_plain, 0xff, bytes));
     for (bool banded : {true, false}) {
       BlurEngineConfig cfg = engine_config(k.w, k.h, k.c, *plan);
-      cfg.separable_banded = banded;
-      cfg.separable_strips = false;  // the unbanded two passes: same taps in the same order
-      auto engine = BlurEngine::create(cfg);
+      cuda::BlurTuning tuning;
+      tuning.separable_banded = banded;
+      tuning.separable_strips = false;  // the unbanded two passes: same taps in the same order
+      auto engine = cuda::create_blur_engine(cfg, tuning);
       ASSERT_TRUE(engine.ok()) << engine.status().message();
       ASSERT_TRUE((*engine)->run(din, banded ? d_banded : d_plain, nullptr).ok());
     }
@@ -463,13 +467,13 @@ TEST(GpuBlur, RejectsBadConfigs) {
   cfg.width = 0;
   EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
   cfg.width = 16;
-  cfg.separable_fused = true;  // the fused kernel's chunk is 16 or 32 rows, its strip a multiple
-  cfg.separable_fused_chunk = 24;
-  EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
-  cfg.separable_fused_chunk = 32;
-  cfg.separable_fused_strip = 100;
-  EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
-  cfg.separable_fused = false;
+  cuda::BlurTuning tuning;
+  tuning.separable_fused = true;  // the fused kernel's chunk is 16 or 32 rows, its strip a multiple
+  tuning.separable_fused_chunk = 24;
+  EXPECT_EQ(cuda::create_blur_engine(cfg, tuning).status().code(), StatusCode::invalid_argument);
+  tuning.separable_fused_chunk = 32;
+  tuning.separable_fused_strip = 100;
+  EXPECT_EQ(cuda::create_blur_engine(cfg, tuning).status().code(), StatusCode::invalid_argument);
   cfg.plan = BlurPlan{};
   EXPECT_EQ(BlurEngine::create(cfg).status().code(), StatusCode::invalid_argument);
 }

@@ -32,6 +32,7 @@
 #include "core/local_settings.hpp"
 #include "core/robust_peak.hpp"
 #include "cuda/local/local_launch.hpp"
+#include "cuda/tuning.hpp"
 #include "sat/box_query.hpp"
 #include "sat/sat_table.hpp"
 #include "gpu/pfm.hpp"
@@ -39,6 +40,8 @@
 #include "tonekit/tonemap.hpp"
 
 using namespace tonekit;
+using cuda::DodgeVariant;
+using cuda::SatPrecision;
 
 namespace {
 
@@ -98,8 +101,8 @@ HostFrame make_frame(const std::vector<float>& px, int w, int h, int src_c, Inpu
 
 struct Options {
   DodgeVariant variant = DodgeVariant::readonly_cache;
-  SatPrecision sat_auto = SatPrecision::tile_local_f64;  // ToneMapperConfig's default
-  int tile_width = 64;  // ToneMapperConfig's default tile: 64 x 64
+  SatPrecision sat_auto = SatPrecision::tile_local_f64;  // the default (cuda::Tuning)
+  int tile_width = 64;  // the default tile: 64 x 64
   int tile_height = 64;
   bool user_stream = false;
   int frames = 1;
@@ -197,7 +200,7 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
                                        : o.sat_auto == SatPrecision::global_f64       ? "(global f64)"
                                                                                       : "(tile-local " + std::to_string(o.tile_width) + "x" + std::to_string(o.tile_height) + ")")
                                 : "-") +
-                           " " + dodge_variant_name(o.variant) + " " + input_format_name(f.fmt) + " -> " +
+                           " " + cuda::dodge_variant_name(o.variant) + " " + input_format_name(f.fmt) + " -> " +
                            pixel_type_name(out_fmt.type) + "x" + std::to_string(out_fmt.channels) + " " +
                            std::to_string(f.w) + "x" + std::to_string(f.h);
   SCOPED_TRACE(what);
@@ -212,11 +215,12 @@ void check_against_cpu(const HostFrame& f, const Params& params, OutputFormat ou
   cfg.input = f.fmt;
   cfg.output = out_fmt;
   cfg.params = params;
-  cfg.tuning.variant = o.variant;
-  cfg.tuning.sat_auto = o.sat_auto;
-  cfg.tuning.tile_width = o.tile_width;
-  cfg.tuning.tile_height = o.tile_height;
-  auto mapper = ToneMapper::create(cfg);
+  cuda::Tuning tuning;
+  tuning.variant = o.variant;
+  tuning.sat_auto = o.sat_auto;
+  tuning.tile_width = o.tile_width;
+  tuning.tile_height = o.tile_height;
+  auto mapper = cuda::create_tone_mapper(cfg, tuning);
   ASSERT_TRUE(mapper.ok()) << mapper.status().message();
   OutputImage gpu;
   gpu.allocate(f.w, f.h, out_fmt.channels, out_fmt.type);
@@ -491,19 +495,20 @@ TEST(GpuLocalErrors, test_gpu_local_rejects_global_operator_and_bad_size) {
   cfg.params = params_for("reinhard");
   EXPECT_TRUE(ToneMapper::create(cfg).ok());  // the one device class takes global operators too
   cfg.params = params_for("reinhard-sat");
-  cfg.tuning.tile_width = 48;  // the tile-local tables come in 32 and 64 pixel widths
-  auto bad_tile = ToneMapper::create(cfg);
+  cuda::Tuning tuning;
+  tuning.tile_width = 48;  // the tile-local tables come in 32 and 64 pixel widths
+  auto bad_tile = cuda::create_tone_mapper(cfg, tuning);
   ASSERT_FALSE(bad_tile.ok());
   EXPECT_NE(bad_tile.status().message().find("tile_width"), std::string::npos) << bad_tile.status().message();
-  cfg.tuning.tile_width = 32;
-  cfg.tuning.tile_height = 64;  // 64 x 64 only
-  auto bad_height = ToneMapper::create(cfg);
+  tuning.tile_width = 32;
+  tuning.tile_height = 64;  // 64 x 64 only
+  auto bad_height = cuda::create_tone_mapper(cfg, tuning);
   ASSERT_FALSE(bad_height.ok());
   EXPECT_NE(bad_height.status().message().find("tile_height"), std::string::npos) << bad_height.status().message();
-  cfg.tuning.tile_width = 64;
-  cfg.tuning.tile_height = 32;
+  tuning.tile_width = 64;
+  tuning.tile_height = 32;
   cfg.width = 0;
-  EXPECT_FALSE(ToneMapper::create(cfg).ok());
+  EXPECT_FALSE(cuda::create_tone_mapper(cfg, tuning).ok());
 }
 
 // ---- real images: PFM files from $TONEKIT_GPU_IMAGES ----

@@ -29,12 +29,15 @@
 #include "core/colour.hpp"
 #include "core/half.hpp"
 #include "core/robust_peak.hpp"
+#include "cuda/tuning.hpp"
 #include "gpu/pfm.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "tonekit/tonemap.hpp"
 
 using namespace tonekit;
+using cuda::ScanAlgorithm;
+using cuda::StatsAlgorithm;
 
 namespace {
 
@@ -185,7 +188,7 @@ std::string describe(const char* op, InputFormat in, OutputFormat out, int w, in
          std::to_string(out.channels) + " " + std::to_string(w) + "x" + std::to_string(h);
 }
 
-// Every statistics variant (include/tonekit/tone_mapper.hpp).
+// Every statistics variant (src/cuda/tuning.hpp).
 constexpr StatsAlgorithm kAllStats[] = {StatsAlgorithm::fused, StatsAlgorithm::harris, StatsAlgorithm::mjp,
                                         StatsAlgorithm::cub,   StatsAlgorithm::bulk,   StatsAlgorithm::async};
 
@@ -201,8 +204,8 @@ struct RunOptions {
 
 // Maps `frame` on the GPU and on the CPU and compares statistics and outputs.
 void check_against_cpu(const Frame& frame, const char* op, OutputFormat out_fmt, const RunOptions& o = {}) {
-  const std::string what = describe(op, frame.fmt, out_fmt, frame.w, frame.h) + " stats=" + stats_algorithm_name(o.stats) +
-                           " scan=" + scan_algorithm_name(o.scan) + (o.user_stream ? " user-stream" : " default-stream");
+  const std::string what = describe(op, frame.fmt, out_fmt, frame.w, frame.h) + " stats=" + cuda::stats_algorithm_name(o.stats) +
+                           " scan=" + cuda::scan_algorithm_name(o.scan) + (o.user_stream ? " user-stream" : " default-stream");
   auto params = prepare_params(op, o.settings);
   ASSERT_TRUE(params.ok()) << params.status().message();
   // CPU reference.
@@ -217,10 +220,11 @@ void check_against_cpu(const Frame& frame, const char* op, OutputFormat out_fmt,
   cfg.input = frame.fmt;
   cfg.output = out_fmt;
   cfg.params = params.value();
-  cfg.tuning.stats = o.stats;
-  cfg.tuning.stats_blocks_per_sm = o.stats_blocks_per_sm;
-  cfg.tuning.scan = o.scan;
-  auto mapper = ToneMapper::create(cfg);
+  cuda::Tuning tuning;
+  tuning.stats = o.stats;
+  tuning.stats_blocks_per_sm = o.stats_blocks_per_sm;
+  tuning.scan = o.scan;
+  auto mapper = cuda::create_tone_mapper(cfg, tuning);
   ASSERT_TRUE(mapper.ok()) << mapper.status().message();
   DeviceBuffers d;
   const std::size_t out_row = bytes_per_channel(out_fmt.type) * out_fmt.channels * frame.w;
@@ -558,10 +562,11 @@ TEST(GpuErrors, test_gpu_errors) {
   cfg.output.channels = 2;
   EXPECT_EQ(ToneMapper::create(cfg).status().code(), StatusCode::invalid_argument);
   cfg.output.channels = 4;
-  cfg.tuning.stats_blocks_per_sm = -1;
-  EXPECT_EQ(ToneMapper::create(cfg).status().code(), StatusCode::invalid_argument);
-  cfg.tuning.stats_blocks_per_sm = 0;
-  auto m = ToneMapper::create(cfg);
+  cuda::Tuning tuning;
+  tuning.stats_blocks_per_sm = -1;
+  EXPECT_EQ(cuda::create_tone_mapper(cfg, tuning).status().code(), StatusCode::invalid_argument);
+  tuning.stats_blocks_per_sm = 0;
+  auto m = cuda::create_tone_mapper(cfg, tuning);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m.value()->process(nullptr, 0, nullptr, 0).code(), StatusCode::invalid_argument);
   DeviceBuffers d;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cpu/video_decode.hpp"
+#include "cuda/tuning.hpp"
 #include "cuda/video_stages.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "tonekit/device_frames.hpp"
@@ -417,7 +418,7 @@ TEST(GpuVideo, BlockDecodeSameFloatsAsPixelDecode) {
   EXPECT_EQ(checked, 2 * 9 * 3);
 }
 
-// The statistics gathered in the 4:2:0 decode (ToneMapperTuning::decode_statistics, the default)
+// The statistics gathered in the 4:2:0 decode (cuda::Tuning::decode_statistics, the default)
 // against the statistics pass over the decoded frame (the option off), two ToneMappers on the same
 // frames: the same FrameStats (key, extremes, peak), the same adapted state and the same output
 // bytes, bit for bit. Every global curve (histeq's histogram and the robust peak still read the
@@ -466,8 +467,9 @@ void check_decode_statistics(const std::vector<std::pair<int, int>>& sizes, bool
             cfg.params = *params;
             cfg.temporal = true;
             if (op.glare) cfg.glare.strength = 0.1;
-            cfg.tuning.decode_statistics = fused == 1;
-            auto m = ToneMapper::create(cfg);
+            cuda::Tuning tuning;
+            tuning.decode_statistics = fused == 1;
+            auto m = cuda::create_tone_mapper(cfg, tuning);
             ASSERT_TRUE(m.ok()) << what << ": " << m.status().message();
             mappers[fused] = std::move(m.value());
           }

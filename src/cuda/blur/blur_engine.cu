@@ -19,6 +19,7 @@
 #include "cuda/blur/fft_blur.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device_allocations.hpp"
+#include "cuda/tuning.hpp"
 #include "tonekit/blur_cuda.hpp"
 
 namespace tonekit {
@@ -67,6 +68,7 @@ std::size_t BlurWorkspace::bytes() const { return impl_->capacity; }
 
 struct BlurEngine::Impl {
   BlurEngineConfig cfg;
+  cuda::BlurTuning tuning;
   std::string id;
   int w = 0, h = 0, C = 0;
   int pad = 0, pw = 0, ph = 0;  // the working plane of the multi-pass methods
@@ -78,9 +80,9 @@ struct BlurEngine::Impl {
   // separable / gaussian; pyramid refinement (coarse_radius < 0: none)
   double* weights = nullptr;
   int radius = 0;
-  bool fused = false;  // separable in one pass (cfg.separable_fused and the ring fits)
-  int strip_chunk = 0;  // > 0: separable through the v3 strip kernel (cfg.separable_strips, RGBA, fits)
-  SeparableBanding banding;  // separable / gaussian with cfg.separable_banded on a large frame
+  bool fused = false;  // separable in one pass (tuning.separable_fused and the ring fits)
+  int strip_chunk = 0;  // > 0: separable through the v3 strip kernel (tuning.separable_strips, RGBA, fits)
+  SeparableBanding banding;  // separable / gaussian with tuning.separable_banded on a large frame
   // direct / reshuffle
   Kernel2D k2d;
   // pyramid
@@ -106,6 +108,11 @@ struct BlurEngine::Impl {
   ~Impl() {
     fft_destroy(fft);
     if (cfg.workspace) cfg.workspace->impl_->detach(&transient);
+  }
+  // With a workspace: the transient planes bound into its block (after create()).
+  Status attach_workspace() {
+    if (cfg.workspace && !transient.bindings.empty()) return cfg.workspace->impl_->attach(&transient);
+    return {};
   }
 
   template <class T>
@@ -184,16 +191,16 @@ struct BlurEngine::Impl {
       if (!separable_fits(r, C))
         return invalid_argument("cuda blur: radius " + std::to_string(r) + " too large for the separable kernels");
       if (Status s = upload_weights(blur_impl::gaussian_kernel_1d(p.sigma, r)); !s.ok()) return s;
-      if (id == "separable" && cfg.separable_strips && !cfg.separable_fused && !cfg.separable_banded &&
+      if (id == "separable" && tuning.separable_strips && !tuning.separable_fused && !tuning.separable_banded &&
           separable_strips_fit(r, C)) {
         auto chunk = separable_strips_chunk(w, h, r);
         if (!chunk.ok()) return chunk.status();
         strip_chunk = *chunk;
         return {};
       }
-      fused = id == "separable" && cfg.separable_fused && separable_fused_fits(r, C, cfg.separable_fused_chunk);
+      fused = id == "separable" && tuning.separable_fused && separable_fused_fits(r, C, tuning.separable_fused_chunk);
       if (fused) return {};
-      if (cfg.separable_banded)
+      if (tuning.separable_banded)
         if (Status s = separable_banding_create(w, h, C, radius, memory, banding); !s.ok()) return s;
       return talloc(&work_t, banding.ring > 0 ? static_cast<std::size_t>(banding.ring) * w * C : plane(w, h));
     }
@@ -289,7 +296,7 @@ struct BlurEngine::Impl {
   Status run(const float* in, float* out, cudaStream_t s) {
     if (id == "separable" && strip_chunk > 0) return separable_strips(in, out, w, h, weights, radius, strip_chunk, s);
     if (id == "separable" && fused)
-      return separable_fused(in, out, w, h, C, weights, radius, s, cfg.separable_fused_strip, cfg.separable_fused_chunk);
+      return separable_fused(in, out, w, h, C, weights, radius, s, tuning.separable_fused_strip, tuning.separable_fused_chunk);
     if (id == "gaussian" || id == "separable")
       return separable(in, work_t, out, w, h, C, weights, radius, id == "gaussian", s, &banding);
     if (id == "direct" || id == "reshuffle") return convolve_2d(in, out, w, h, C, k2d, s);
@@ -329,27 +336,37 @@ struct BlurEngine::Impl {
 BlurEngine::BlurEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 BlurEngine::~BlurEngine() = default;
 
+struct cuda::BlurEngineAccess {
+  static Result<std::unique_ptr<BlurEngine>> create(const BlurEngineConfig& config, const BlurTuning& tuning) {
+    if (!config.plan.method) return invalid_argument("cuda blur: empty plan (use plan_blur)");
+    if (config.width <= 0 || config.height <= 0 || static_cast<std::int64_t>(config.width) * config.height > kMaxImagePixels)
+      return invalid_argument("cuda blur: image size out of range");
+    if (config.channels != 1 && config.channels != 4)
+      return invalid_argument("cuda blur: 1 or 4 channels, got " + std::to_string(config.channels));
+    if (tuning.separable_fused &&
+        ((tuning.separable_fused_chunk != 16 && tuning.separable_fused_chunk != 32) || tuning.separable_fused_strip <= 0 ||
+         tuning.separable_fused_strip % tuning.separable_fused_chunk != 0))
+      return invalid_argument("cuda blur: separable_fused_chunk must be 16 or 32 and separable_fused_strip a positive multiple of it");
+    if (Status s = cuda::select_device(config.device, "cuda blur"); !s.ok()) return s;
+    auto impl = std::make_unique<BlurEngine::Impl>();
+    impl->cfg = config;
+    impl->tuning = tuning;
+    impl->id = config.plan.method->id;
+    impl->w = config.width;
+    impl->h = config.height;
+    impl->C = config.channels;
+    if (Status s = impl->create(); !s.ok()) return s;
+    if (Status s = impl->attach_workspace(); !s.ok()) return s;
+    return std::unique_ptr<BlurEngine>(new BlurEngine(std::move(impl)));
+  }
+};
+
 Result<std::unique_ptr<BlurEngine>> BlurEngine::create(const BlurEngineConfig& config) {
-  if (!config.plan.method) return invalid_argument("cuda blur: empty plan (use plan_blur)");
-  if (config.width <= 0 || config.height <= 0 || static_cast<std::int64_t>(config.width) * config.height > kMaxImagePixels)
-    return invalid_argument("cuda blur: image size out of range");
-  if (config.channels != 1 && config.channels != 4)
-    return invalid_argument("cuda blur: 1 or 4 channels, got " + std::to_string(config.channels));
-  if (config.separable_fused &&
-      ((config.separable_fused_chunk != 16 && config.separable_fused_chunk != 32) || config.separable_fused_strip <= 0 ||
-       config.separable_fused_strip % config.separable_fused_chunk != 0))
-    return invalid_argument("cuda blur: separable_fused_chunk must be 16 or 32 and separable_fused_strip a positive multiple of it");
-  if (Status s = cuda::select_device(config.device, "cuda blur"); !s.ok()) return s;
-  auto impl = std::make_unique<Impl>();
-  impl->cfg = config;
-  impl->id = config.plan.method->id;
-  impl->w = config.width;
-  impl->h = config.height;
-  impl->C = config.channels;
-  if (Status s = impl->create(); !s.ok()) return s;
-  if (config.workspace && !impl->transient.bindings.empty())
-    if (Status s = config.workspace->impl_->attach(&impl->transient); !s.ok()) return s;
-  return std::unique_ptr<BlurEngine>(new BlurEngine(std::move(impl)));
+  return cuda::BlurEngineAccess::create(config, cuda::BlurTuning{});
+}
+
+Result<std::unique_ptr<BlurEngine>> cuda::create_blur_engine(const BlurEngineConfig& config, const BlurTuning& tuning) {
+  return BlurEngineAccess::create(config, tuning);
 }
 
 Status BlurEngine::run(const float* device_in, float* device_out, CUstream_st* stream) {

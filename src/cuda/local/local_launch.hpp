@@ -8,10 +8,12 @@
 
 #include "core/local_settings.hpp"
 #include "cuda/pipeline.hpp"
+#include "cuda/tuning.hpp"
 #include "sat/box_query.hpp"
-#include "tonekit/tone_mapper.hpp"
 
 namespace tonekit::cuda_local {
+
+using cuda::DodgeVariant;
 
 constexpr int kMaxGaussTaps = 32;  // >= core::gaussian_radius(7) + 1 = 28
 

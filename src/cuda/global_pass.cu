@@ -1,20 +1,19 @@
-// GlobalPass: the global operators' pass of the device pipeline (cuda/global_pass.hpp). Owns the
-// scratch, allocated once in create(); process() enqueues statistics -> (temporal step) ->
+// GlobalPass: the global operators' pass of the device pipeline (cuda/operator_pass.hpp). Owns the
+// scratch, allocated once at creation; process() enqueues statistics -> (temporal step) ->
 // (robust peak: histogram -> percentile) -> (histogram -> scan) -> map on the caller's stream with no allocation and no host
 // synchronisation. The curve constants of each frame are derived on the device from that frame's
 // statistics (core::prepare_curve_hd in the last block of the statistics pass, again in the
 // temporal step's kernel with the adapted key and peak), so the key never travels to the host.
+// A frame part's pass reads its own rows only (the global operators need no context rows).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/map_settings.hpp"
-#include "core/robust_peak.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
-#include "cuda/stage_events.hpp"
-#include "cuda/pipeline.hpp"
-#include "cuda/global_pass.hpp"
+#include "cuda/operator_pass.hpp"
 
 namespace tonekit::cuda {
 
@@ -36,206 +35,112 @@ Status check_params(const Params& p) {
   return {};
 }
 
-}  // namespace
+class GlobalPass final : public OperatorPass {
+ public:
+  explicit GlobalPass(const PassConfig& config) : OperatorPass(config, MiddleStage::histogram) {}
 
-struct GlobalPass::Impl {
-  GlobalPassConfig cfg;
-  int device = 0;
-  int sm_count = 0;
-  FrameGeometry geo;
-  core::CurvePlan curve{};
-  MapColour colour{};
-  DeviceFrame* frame = nullptr;
-  StatsScratch stats;
-  unsigned long long* hist = nullptr;
-  unsigned long long* cdf = nullptr;
-  float* table = nullptr;
-  void* scan_temp = nullptr;
-  std::size_t scan_temp_bytes = 0;
-  StageEvents ev;
-  bool timings = false;
-  bool ran = false;
-  bool adapted_valid = false;  // the last frame ran the temporal step (frame->adapted written)
-  cudaStream_t last_stream = nullptr;
-
-  ~Impl() {
-    cudaFree(frame);
-    cudaFree(stats.partials);
-    cudaFree(stats.partials2);
-    cudaFree(stats.total);
-    cudaFree(stats.cub_temp);
-    cudaFree(hist);
-    cudaFree(cdf);
-    cudaFree(table);
-    cudaFree(scan_temp);
+  ~GlobalPass() override {
+    cudaFree(hist_);
+    cudaFree(cdf_);
+    cudaFree(table_);
+    cudaFree(scan_temp_);
   }
 
   Status init() {
-    if (cfg.device >= 0) TK_CUDA_CHECK(cudaSetDevice(cfg.device));
-    TK_CUDA_CHECK(cudaGetDevice(&device));
-    TK_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    geo.width = cfg.width;
-    geo.height = cfg.height;
-    geo.groups_per_row = (cfg.width + kGroup - 1) / kGroup;
-    geo.total_groups = static_cast<long long>(geo.groups_per_row) * cfg.height;
-    StatsScratchSizes z;
-    if (Status s = stats_scratch_sizes(cfg.input, geo.total_groups, sm_count, z, cfg.stats_blocks_per_sm); !s.ok())
+    const FramePart& part = cfg_.part;
+    if (Status s = init_statistics(cfg_.height - part.context_above - part.context_below, cfg_.tuning.stats_blocks_per_sm,
+                                   true);
+        !s.ok())
       return s;
-    stats.fused_grid = z.fused_grid;
-    stats.fused_head_groups = z.fused_head_groups;
-    stats.flat_grid = z.flat_grid;
-    stats.bulk_grid = z.bulk_grid;
-    stats.async_grid = z.async_grid;
-    stats.cub_temp_bytes = z.cub_temp_bytes;
-    TK_CUDA_CHECK(cudaMalloc(&frame, sizeof(DeviceFrame)));
-    TK_CUDA_CHECK(cudaMemset(frame, 0, sizeof(DeviceFrame)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.partials, z.partials * sizeof(StatsPartial)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.partials2, z.partials2 * sizeof(StatsPartial)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.total, sizeof(StatsPartial)));
-    TK_CUDA_CHECK(cudaMalloc(&stats.cub_temp, std::max<std::size_t>(z.cub_temp_bytes, 16)));
-    TK_CUDA_CHECK(cudaMalloc(&hist, kMaxHistogramBins * sizeof(unsigned long long)));
-    TK_CUDA_CHECK(cudaMalloc(&cdf, kMaxHistogramBins * sizeof(unsigned long long)));
-    TK_CUDA_CHECK(cudaMalloc(&table, kMaxHistogramBins * sizeof(float)));
-    if (Status s = cuda::scan_temp_bytes(scan_temp_bytes); !s.ok()) return s;
-    TK_CUDA_CHECK(cudaMalloc(&scan_temp, std::max<std::size_t>(scan_temp_bytes, 16)));
-    if (Status st = ev.create(); !st.ok()) return st;
-    timings = cfg.timings;
-    curve = core::compile_curve_plan(cfg.params);
-    colour = colour_from(cfg.params);
+    TK_CUDA_CHECK(cudaMalloc(&hist_, kMaxHistogramBins * sizeof(unsigned long long)));
+    TK_CUDA_CHECK(cudaMalloc(&cdf_, kMaxHistogramBins * sizeof(unsigned long long)));
+    TK_CUDA_CHECK(cudaMalloc(&table_, kMaxHistogramBins * sizeof(float)));
+    if (Status s = cuda::scan_temp_bytes(scan_temp_bytes_); !s.ok()) return s;
+    TK_CUDA_CHECK(cudaMalloc(&scan_temp_, std::max<std::size_t>(scan_temp_bytes_, 16)));
+    curve_ = core::compile_curve_plan(cfg_.params);
+    colour_ = colour_from(cfg_.params);
     return {};
   }
+
+  Status process(const PassFrame& request) override {
+    PassFrame f = request;
+    const PassConfig& c = cfg_;
+    if (f.out_surface) return invalid_argument("ToneMapper: the global pass writes no surface");
+    if (Status st = check_frame_buffers("ToneMapper", c.input, c.output, c.width, f.in, f.in_stride, f.out, f.out_stride);
+        !st.ok())
+      return st;
+    const cudaStream_t s = f.stream;
+    FrameGeometry g = geo_;  // a part's own rows
+    g.in = static_cast<const unsigned char*>(f.in) + static_cast<std::size_t>(c.part.context_above) * f.in_stride;
+    g.in_stride = f.in_stride;
+    if (Status st = mark(0, s); !st.ok()) return st;
+    const float* table = curve_.histogram_bins > 0 ? table_ : nullptr;
+    core::CurvePlan curve = curve_;
+    curve.temporal = f.temporal;
+    if (Status st = run_statistics(g, f, c.tuning.stats, curve, table, hist_); !st.ok()) return st;
+    if (Status st = mark(1, s); !st.ok()) return st;
+    if (curve_.histogram_bins > 0) {
+      if (Status st = launch_histogram(c.input, g, frame_, hist_, curve_.histogram_bins, sm_count_, s); !st.ok()) return st;
+      if (c.part.exchange)
+        if (Status st = c.part.exchange->combine(hist_, static_cast<std::size_t>(curve_.histogram_bins), nullptr, 0, s);
+            !st.ok())
+          return st;
+      if (Status st = launch_histeq_table(c.tuning.scan, hist_, cdf_, curve_.histogram_bins, table_, scan_temp_,
+                                          scan_temp_bytes_, s);
+          !st.ok())
+        return st;
+    }
+    if (Status st = mark(2, s); !st.ok()) return st;
+    MapColour colour = colour_;
+    colour.dither_row0 = c.part.first_row;
+    if (f.encode) {
+      if (c.input != InputFormat::rgb_f32 || c.part.exchange)
+        return invalid_argument("ToneMapper: the fused 4:2:0 encode reads a whole decoded float RGB frame");
+      if (Status st = launch_map_encode420(g, static_cast<std::uint8_t*>(f.out), frame_, colour, *f.encode, s); !st.ok())
+        return st;
+    } else if (Status st = launch_map(c.input, c.output, g, f.out, f.out_stride, frame_, colour, c.tuning.map_backwards,
+                                      c.tuning.programmatic_launch, s);
+               !st.ok()) {
+      return st;
+    }
+    if (Status st = mark(3, s); !st.ok()) return st;
+    finish_frame(f);
+    return {};
+  }
+
+  Status set_params(const Params& params) override {
+    if (Status s = check_params(params); !s.ok()) return s;
+    cfg_.params = params;
+    curve_ = core::compile_curve_plan(params);
+    colour_ = colour_from(params);
+    return {};
+  }
+
+  bool fuses_encode() const override { return cfg_.input == InputFormat::rgb_f32; }
+  bool writes_surfaces() const override { return false; }
+
+ private:
+  core::CurvePlan curve_{};
+  MapColour colour_{};
+  unsigned long long* hist_ = nullptr;  // the robust peak's and histeq's histogram
+  unsigned long long* cdf_ = nullptr;
+  float* table_ = nullptr;
+  void* scan_temp_ = nullptr;
+  std::size_t scan_temp_bytes_ = 0;
 };
 
-GlobalPass::GlobalPass(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-GlobalPass::~GlobalPass() = default;
+}  // namespace
 
-Result<std::unique_ptr<GlobalPass>> GlobalPass::create(const GlobalPassConfig& config) {
+Result<std::unique_ptr<OperatorPass>> create_global_pass(const PassConfig& config) {
   if (Status s = check_frame_config("ToneMapper", config.width, config.height, config.output); !s.ok()) return s;
   if (Status s = check_params(config.params); !s.ok()) return s;
-  if (config.stats_blocks_per_sm < 0)
+  if (config.tuning.stats_blocks_per_sm < 0)
     return invalid_argument("ToneMapper: stats_blocks_per_sm must be >= 0 (0: as many as fit), got " +
-                            std::to_string(config.stats_blocks_per_sm));
+                            std::to_string(config.tuning.stats_blocks_per_sm));
   if (Status s = check_device_present(); !s.ok()) return s;
-  auto impl = std::make_unique<Impl>();
-  impl->cfg = config;
-  if (Status s = impl->init(); !s.ok()) return s;
-  return std::unique_ptr<GlobalPass>(new GlobalPass(std::move(impl)));
+  auto pass = std::make_unique<GlobalPass>(config);
+  if (Status s = pass->init(); !s.ok()) return s;
+  return std::unique_ptr<OperatorPass>(std::move(pass));
 }
-
-Status GlobalPass::process(const void* device_in, std::size_t in_stride, void* device_out, std::size_t out_stride,
-                           CUstream_st* stream, const core::TemporalControl& temporal, const FramePart& part,
-                           const Encode420* encode, bool totals_in_exchange) {
-  Impl& m = *impl_;
-  const GlobalPassConfig& c = m.cfg;
-  if (part.context_above || part.context_below)
-    return invalid_argument("ToneMapper: the global pass reads no context rows");
-  if (Status st = check_frame_buffers("ToneMapper", c.input, c.output, c.width, device_in, in_stride, device_out,
-                                            out_stride);
-      !st.ok())
-    return st;
-  cudaStream_t s = stream;
-  FrameGeometry g = m.geo;
-  g.in = static_cast<const unsigned char*>(device_in);
-  g.in_stride = in_stride;
-  if (Status st = m.timings ? m.ev.record(0, s) : Status{}; !st.ok()) return st;
-  const float* table = m.curve.histogram_bins > 0 ? m.table : nullptr;
-  core::CurvePlan curve = m.curve;
-  curve.temporal = temporal;
-  if (totals_in_exchange) {  // gathered by the kernel that wrote the frame (the video decode)
-    if (part.exchange) return invalid_argument("ToneMapper: statistics gathered in the decode take whole frames");
-    if (Status st = launch_finish_exchanged(m.frame, curve, table, s); !st.ok()) return st;
-  } else if (part.exchange) {  // one part of a frame: its totals, combined with the other parts', finish the frame
-    g.defer_finish = true;
-    if (Status st = launch_stats(StatsAlgorithm::fused, c.input, g, m.stats, m.frame, curve, table, s); !st.ok()) return st;
-    StatsExchangeWords* x = &m.frame->exchange;
-    if (Status st = part.exchange->combine(x->sums, StatsExchangeWords::kSums, x->maxima, StatsExchangeWords::kMaxima, s);
-        !st.ok())
-      return st;
-    if (Status st = launch_finish_exchanged(m.frame, curve, table, s); !st.ok()) return st;
-  } else if (Status st = launch_stats(c.stats, c.input, g, m.stats, m.frame, curve, table, s); !st.ok()) {
-    return st;
-  }
-  if (curve.peak_percentile < 100.0) {  // the robust peak: histogram (all parts'), then the percentile
-    if (Status st = launch_peak_histogram(c.input, g, m.frame, m.hist, m.sm_count, s); !st.ok()) return st;
-    if (part.exchange)
-      if (Status st = part.exchange->combine(m.hist, static_cast<std::size_t>(core::kPeakBins), nullptr, 0, s); !st.ok())
-        return st;
-    if (Status st = launch_robust_peak(m.hist, m.frame, curve, table, s); !st.ok()) return st;
-  }
-  if (temporal.state)
-    if (Status st = launch_temporal_step(m.frame, curve, table, s); !st.ok()) return st;
-  if (Status st = m.timings ? m.ev.record(1, s) : Status{}; !st.ok()) return st;
-  if (m.curve.histogram_bins > 0) {
-    if (Status st = launch_histogram(c.input, g, m.frame, m.hist, m.curve.histogram_bins, m.sm_count, s); !st.ok()) return st;
-    if (part.exchange)
-      if (Status st = part.exchange->combine(m.hist, static_cast<std::size_t>(m.curve.histogram_bins), nullptr, 0, s); !st.ok())
-        return st;
-    if (Status st = launch_histeq_table(c.scan, m.hist, m.cdf, m.curve.histogram_bins, m.table, m.scan_temp, m.scan_temp_bytes, s);
-        !st.ok())
-      return st;
-  }
-  if (Status st = m.timings ? m.ev.record(2, s) : Status{}; !st.ok()) return st;
-  MapColour colour = m.colour;
-  colour.dither_row0 = part.first_row;
-  if (encode) {
-    if (c.input != InputFormat::rgb_f32 || part.exchange)
-      return invalid_argument("ToneMapper: the fused 4:2:0 encode reads a whole decoded float RGB frame");
-    if (Status st = launch_map_encode420(g, static_cast<std::uint8_t*>(device_out), m.frame, colour, *encode, s); !st.ok())
-      return st;
-  } else if (Status st = launch_map(c.input, c.output, g, device_out, out_stride, m.frame, colour, c.map_backwards,
-                                    c.programmatic_launch, s);
-             !st.ok()) {
-    return st;
-  }
-  if (Status st = m.timings ? m.ev.record(3, s) : Status{}; !st.ok()) return st;
-  m.ran = true;
-  m.adapted_valid = temporal.state != nullptr;
-  m.last_stream = s;
-  return {};
-}
-
-DeviceFrame* GlobalPass::stats_frame() const { return impl_->frame; }
-
-Status GlobalPass::set_params(const Params& params) {
-  if (Status s = check_params(params); !s.ok()) return s;
-  impl_->cfg.params = params;
-  impl_->curve = core::compile_curve_plan(params);
-  impl_->colour = colour_from(params);
-  return {};
-}
-
-void GlobalPass::set_stats_algorithm(StatsAlgorithm a) { impl_->cfg.stats = a; }
-void GlobalPass::set_scan_algorithm(ScanAlgorithm a) { impl_->cfg.scan = a; }
-
-Status GlobalPass::read_stats(FrameStats& stats, FrameStats* adapted) {
-  if (!impl_->ran) return invalid_argument("GlobalPass::read_stats: no frame processed yet");
-  TK_CUDA_CHECK(cudaStreamSynchronize(impl_->last_stream));
-  TK_CUDA_CHECK(cudaMemcpy(&stats, &impl_->frame->stats, sizeof(FrameStats), cudaMemcpyDeviceToHost));
-  if (adapted) {
-    if (impl_->adapted_valid)
-      TK_CUDA_CHECK(cudaMemcpy(adapted, &impl_->frame->adapted, sizeof(FrameStats), cudaMemcpyDeviceToHost));
-    else
-      *adapted = stats;
-  }
-  return {};
-}
-
-const void* GlobalPass::device_stats() const { return &impl_->frame->stats; }
-
-void GlobalPass::enable_timings(bool on) { impl_->timings = on; }
-
-Status GlobalPass::read_timings(GlobalStageTimings& t) {
-  Impl& m = *impl_;
-  if (!m.timings || !m.ran) return invalid_argument("GlobalPass::read_timings: timings off or no frame processed");
-  float ms[4];
-  if (Status st = m.ev.elapsed(ms); !st.ok()) return st;
-  t.stats_ms = ms[0];
-  t.histogram_ms = ms[1];
-  t.map_ms = ms[2];
-  t.total_ms = ms[3];
-  return {};
-}
-
-const GlobalPassConfig& GlobalPass::config() const { return impl_->cfg; }
 
 }  // namespace tonekit::cuda

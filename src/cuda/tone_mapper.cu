@@ -1,8 +1,8 @@
-// ToneMapper: the one device pipeline (include/tonekit/tone_mapper.hpp). It owns the passes and
-// picks one per frame from the operator's locality:
+// ToneMapper: the one device pipeline (include/tonekit/tone_mapper.hpp). It owns the operator
+// passes (cuda/operator_pass.hpp) and picks one when the operator is set, from its locality:
 //   [glare: input -> float scratch, GlareEngine adds the blurred bright pass in place]
-//   -> GlobalPass (statistics -> (histogram -> scan) -> map) or LocalPass (statistics -> local
-//      settings -> table / pyramid / window sums -> map)
+//   -> the pass: the global one (statistics -> (histogram -> scan) -> map) or a local one
+//      (statistics -> local settings -> table / pyramid / window sums -> map)
 // Temporal adaptation runs inside the statistics pass's finisher (core::temporal_step on the
 // device, state in device memory owned here), so frame N is mapped with statistics that
 // include frame N and nothing travels to the host.
@@ -19,9 +19,8 @@
 #include "cuda/blur/glare_engine.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
-#include "cuda/global_pass.hpp"
 #include "cuda/interop/surface_frames.hpp"
-#include "cuda/local/local_pass.hpp"
+#include "cuda/operator_pass.hpp"
 #include "cuda/pipeline.hpp"
 #include "cuda/tuning.hpp"
 #include "cuda/video_stages.hpp"
@@ -70,12 +69,15 @@ bool uses_glare(const GlareParams& g, int width, int height) {
   return g.strength > 0 && g.radius * (width > height ? width : height) >= 0.5;
 }
 
-// The LocalPass slot of a local operator (core::LocalKind; host code: the registry lookup).
-int local_slot(const Params& p) {
+// The pass slot of an operator: the global pass, or 1 + core::LocalKind for a local one (host
+// code: the registry lookup). The one place that looks at the operator's locality.
+constexpr int kGlobalSlot = 0, kPassSlots = 5;
+int pass_slot(const Params& p) {
 #if !defined(__CUDA_ARCH__)
-  return static_cast<int>(core::local_kind_for(p.op()));
+  if (p.op().locality == Locality::global) return kGlobalSlot;
+  return 1 + static_cast<int>(core::local_kind_for(p.op()));
 #else
-  return 0;
+  return kGlobalSlot;
 #endif
 }
 
@@ -116,8 +118,9 @@ std::size_t stage_bytes(int width, int height, InputFormat f) {
 struct ToneMapper::Impl {
   ToneMapperConfig cfg;
   cuda::Tuning tuning;
-  std::unique_ptr<cuda::GlobalPass> global;
-  std::array<std::unique_ptr<cuda::LocalPass>, 4> locals;  // by core::LocalKind
+  std::array<std::unique_ptr<cuda::OperatorPass>, kPassSlots> passes;  // by pass_slot, created on first use
+  cuda::OperatorPass* pass = nullptr;       // cfg.params' pass
+  cuda::OperatorPass* last_pass = nullptr;  // the pass of the last frame
   std::unique_ptr<GlareEngine> glare;
   void* glare_frame = nullptr;  // the input plus its glare, packed, in the input's format (half stays half)
   InputFormat glare_format = InputFormat::rgba_f32;
@@ -130,7 +133,7 @@ struct ToneMapper::Impl {
   float* display = nullptr;
   cudaEvent_t glare_start = nullptr, glare_end = nullptr;
   cudaEvent_t stage_ev[4] = {};  // decode start/end, encode start/end
-  bool timings = false, ran = false, last_local = false, glare_ran = false;
+  bool timings = false, ran = false, glare_ran = false;
   std::size_t held_bytes = 0;  // device memory taken by the passes and glare (cudaMemGetInfo deltas)
   cudaStream_t last_stream = nullptr;
   // process_surfaces() fallbacks (allocated at first use): the input read into linear memory
@@ -162,63 +165,38 @@ struct ToneMapper::Impl {
   InputFormat operator_input() const { return decode ? InputFormat::rgb_f32 : cfg.input; }
   OutputFormat pass_output() const { return encode ? OutputFormat{PixelType::f32, 3} : cfg.output; }
 
-  cuda::GlobalPassConfig global_config() const {
-    cuda::GlobalPassConfig g;
-    g.width = cfg.width;
-    g.height = cfg.height - cfg.part.context_above - cfg.part.context_below;  // a part's own rows
-    g.input = operator_input();
-    g.output = pass_output();
-    g.params = cfg.params;
-    g.stats = tuning.stats;
-    g.scan = tuning.scan;
-    g.timings = timings;
-    g.device = cfg.device;
-    g.map_backwards = tuning.map_backwards;
-    g.programmatic_launch = tuning.programmatic_launch;
-    g.stats_blocks_per_sm = tuning.stats_blocks_per_sm;
-    return g;
-  }
-
-  cuda::LocalPassConfig local_config() const {
-    cuda::LocalPassConfig l;
-    l.width = cfg.width;
-    l.height = cfg.height;
-    l.input = operator_input();
-    l.output = pass_output();
-    l.params = cfg.params;
-    l.sat_auto = tuning.sat_auto;
-    l.tile_width = tuning.tile_width;
-    l.tile_height = tuning.tile_height;
-    l.variant = tuning.variant;
-    l.timings = timings;
-    l.device = cfg.device;
-    return l;
+  cuda::PassConfig pass_config() const {
+    cuda::PassConfig p;
+    p.width = cfg.width;
+    p.height = cfg.height;
+    p.input = operator_input();
+    p.output = pass_output();
+    p.params = cfg.params;
+    p.part = cfg.part;
+    p.tuning = tuning;
+    p.timings = timings;
+    p.device = cfg.device;
+    return p;
   }
 
   // The pass for cfg.params, created when missing or when it reads another input format.
   Status ensure_pass(bool* reallocated) {
     if (reallocated) *reallocated = false;
-    const InputFormat in = operator_input();
-    if (cfg.params.op().locality == Locality::global) {
-      if (global && global->config().input == in) return global->set_params(cfg.params);
-      if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
-      const std::size_t before = free_bytes();
-      auto g = cuda::GlobalPass::create(global_config());
-      held_bytes += before - std::min(before, free_bytes());
-      if (!g.ok()) return g.status();
-      global = std::move(g.value());
-      if (reallocated) *reallocated = true;
+    const int index = pass_slot(cfg.params);
+    std::unique_ptr<cuda::OperatorPass>& slot = passes[index];
+    if (slot && slot->config().input == operator_input()) {
+      if (Status s = slot->set_params(cfg.params); !s.ok()) return s;
+      pass = slot.get();
       return {};
     }
-    const int kind = local_slot(cfg.params);
-    std::unique_ptr<cuda::LocalPass>& pass = locals[kind];
-    if (pass && pass->config().input == in) return pass->set_params(cfg.params);
     if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
     const std::size_t before = free_bytes();
-    auto l = cuda::LocalPass::create(local_config());
+    auto created = index == kGlobalSlot ? cuda::create_global_pass(pass_config()) : cuda::create_local_pass(pass_config());
     held_bytes += before - std::min(before, free_bytes());
-    if (!l.ok()) return l.status();
-    pass = std::move(l.value());
+    if (!created.ok()) return created.status();
+    if (last_pass == slot.get()) last_pass = nullptr;
+    slot = std::move(created.value());
+    pass = slot.get();
     if (reallocated) *reallocated = true;
     return {};
   }
@@ -359,13 +337,8 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
   // The statistics gathered in the 4:2:0 decode (cuda::Tuning::decode_statistics): the whole
   // decoded frame, nothing (glare) changing it in between; the pass that runs finishes them.
   cuda::DeviceFrame* stats_frame = nullptr;
-  if (m.decode && m.tuning.decode_statistics && is_yuv(c.input) && !m.glare_on() && !c.part.active()) {
-    if (c.params.op().locality == Locality::local) {
-      if (const auto& pass = m.locals[local_slot(c.params)]) stats_frame = pass->stats_frame();
-    } else if (m.global) {
-      stats_frame = m.global->stats_frame();
-    }
-  }
+  if (m.decode && m.tuning.decode_statistics && is_yuv(c.input) && !m.glare_on() && !c.part.active())
+    stats_frame = m.pass->stats_frame();
   const bool decode_stats = stats_frame != nullptr;
   if (m.decode) {
     cuda::VideoPlanes planes = in;
@@ -419,12 +392,9 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
     }
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_end, s));
   }
-  const core::TemporalControl temporal = m.temporal_control(dt);
-  m.last_local = c.params.op().locality == Locality::local;
   // A global operator's map, and reinhard-sat's tile map, write the 4:2:0 frame themselves
   // (launch_map_encode420, encode_tile_420): no display frame.
-  cuda::LocalPass* local = m.last_local ? m.locals[local_slot(c.params)].get() : nullptr;
-  const bool fused_encode = m.encode && m.decode && !c.part.active() && (!local || local->fuses_encode());
+  const bool fused_encode = m.encode && m.decode && !c.part.active() && m.pass->fuses_encode();
   cuda::Encode420 enc;
   if (fused_encode) {
     const core::ColourSettings cs = core::make_colour_settings(c.params);
@@ -433,21 +403,17 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
     enc.dither = cs.dither;
     if (Status e = cuda::device_oetf_table(enc.oetf_table); !e.ok()) return e;
   }
-  Status st;
-  if (local) {
-    st = fused_encode ? local->process(src, src_stride, device_out, 0, s, temporal, c.part, nullptr, decode_stats, &enc)
-                      : local->process(src, src_stride, pass_out, pass_stride, s, temporal, c.part, nullptr, decode_stats);
-  } else if (fused_encode) {
-    st = m.global->process(src, src_stride, device_out, 0, s, temporal, c.part, &enc, decode_stats);
-  } else {  // the global pass reads a part's own rows only
-    FramePart own = c.part;
-    if (own.context_above) {
-      const std::size_t row = src_stride ? src_stride : static_cast<std::size_t>(c.width) * input_pixel_bytes(m.operator_input());
-      src = static_cast<const unsigned char*>(src) + static_cast<std::size_t>(own.context_above) * row;
-    }
-    own.context_above = own.context_below = 0;
-    st = m.global->process(src, src_stride, pass_out, pass_stride, s, temporal, own, nullptr, decode_stats);
-  }
+  cuda::PassFrame frame;
+  frame.in = src;
+  frame.in_stride = src_stride;
+  frame.out = fused_encode ? device_out : pass_out;
+  frame.out_stride = fused_encode ? 0 : pass_stride;
+  frame.stream = s;
+  frame.temporal = m.temporal_control(dt);
+  frame.totals_in_exchange = decode_stats;
+  frame.encode = fused_encode ? &enc : nullptr;
+  m.last_pass = m.pass;
+  const Status st = m.pass->process(frame);
   if (!st.ok()) return st;
   if (m.encode && fused_encode) {  // the stage's events still frame it (empty): read_timings' encode_ms ~0
     if (m.timings) {
@@ -499,19 +465,23 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
       return st;
     src = m.surface_in;
   }
-  const core::TemporalControl temporal = m.temporal_control(dt);
-  m.last_local = c.params.op().locality == Locality::local;
-  if (m.last_local) {
+  cuda::PassFrame frame;
+  frame.in = src;
+  frame.stream = s;
+  frame.temporal = m.temporal_control(dt);
+  m.last_pass = m.pass;
+  if (m.pass->writes_surfaces()) {
     if (!m.surface_slot) TK_CUDA_CHECK(cudaMalloc(&m.surface_slot, sizeof(unsigned long long)));
     if (m.surface_in_slot != output_surface) {  // pageable source: staged before the call returns
       TK_CUDA_CHECK(cudaMemcpyAsync(m.surface_slot, &output_surface, sizeof output_surface, cudaMemcpyHostToDevice, s));
       m.surface_in_slot = output_surface;
     }
-    if (Status st = m.locals[local_slot(c.params)]->process(src, 0, nullptr, 0, s, temporal, FramePart{}, m.surface_slot); !st.ok())
-      return st;
-  } else {  // fallback: the global map kernel stores row pointers
+    frame.out_surface = m.surface_slot;
+    if (Status st = m.pass->process(frame); !st.ok()) return st;
+  } else {  // fallback: the map kernel stores row pointers
     if (!m.surface_out) TK_CUDA_CHECK(cudaMalloc(&m.surface_out, static_cast<std::size_t>(c.width) * c.height * 4));
-    if (Status st = m.global->process(src, 0, m.surface_out, 0, s, temporal); !st.ok()) return st;
+    frame.out = m.surface_out;
+    if (Status st = m.pass->process(frame); !st.ok()) return st;
     if (Status st = cuda::launch_rgba8_to_surface(m.surface_out, c.width, c.height, output_surface, s); !st.ok())
       return st;
   }
@@ -521,7 +491,7 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
 }
 
 bool ToneMapper::surfaces_zero_copy() const {
-  return impl_->glare_on() && impl_->cfg.params.op().locality == Locality::local;
+  return impl_->glare_on() && impl_->pass->writes_surfaces();
 }
 
 Status ToneMapper::set_params(const Params& params, bool* reallocated) {
@@ -575,8 +545,8 @@ Status ToneMapper::seed_temporal(const TemporalState& state) {
 Status ToneMapper::read_stats(FrameStats& stats, FrameStats* adapted) {
   Impl& m = *impl_;
   if (!m.ran) return invalid_argument("ToneMapper::read_stats: no frame processed yet");
-  Status s = m.last_local ? m.locals[local_slot(m.cfg.params)]->read_stats(stats, adapted)
-                          : m.global->read_stats(stats, adapted);
+  if (!m.last_pass) return invalid_argument("ToneMapper::read_stats: the last frame's pass was replaced");
+  Status s = m.last_pass->read_stats(stats, adapted);
   if (!s.ok() || !m.decode) return s;
   // The passes saw the decoded (sanitised) frame: the bad pixels are the decoder's counts.
   unsigned bad[3];
@@ -592,17 +562,14 @@ Status ToneMapper::read_stats(FrameStats& stats, FrameStats* adapted) {
 
 const void* ToneMapper::device_stats() const {
   const Impl& m = *impl_;
-  if (m.cfg.params.op().locality == Locality::local)
-    return m.locals[local_slot(m.cfg.params)]->device_stats();
-  return m.global->device_stats();
+  return m.pass->device_stats();
 }
 
 void ToneMapper::enable_timings(bool on) {
   Impl& m = *impl_;
   m.timings = on;
-  if (m.global) m.global->enable_timings(on);
-  for (auto& l : m.locals)
-    if (l) l->enable_timings(on);
+  for (auto& p : m.passes)
+    if (p) p->enable_timings(on);
 }
 
 Status ToneMapper::read_timings(StageTimings& t) {
@@ -610,21 +577,8 @@ Status ToneMapper::read_timings(StageTimings& t) {
   if (!m.timings || !m.ran) return invalid_argument("ToneMapper::read_timings: timings off or no frame processed");
   if (Status s = m.sync(); !s.ok()) return s;  // the encode stage's events come after the pass's
   t = StageTimings{};
-  if (m.last_local) {
-    cuda::LocalStageTimings l;
-    if (Status s = m.locals[local_slot(m.cfg.params)]->read_timings(l); !s.ok()) return s;
-    t.stats_ms = l.stats_ms;
-    t.local_ms = l.local_ms;
-    t.map_ms = l.map_ms;
-    t.total_ms = l.total_ms;
-  } else {
-    cuda::GlobalStageTimings g;
-    if (Status s = m.global->read_timings(g); !s.ok()) return s;
-    t.stats_ms = g.stats_ms;
-    t.histogram_ms = g.histogram_ms;
-    t.map_ms = g.map_ms;
-    t.total_ms = g.total_ms;
-  }
+  if (!m.last_pass) return invalid_argument("ToneMapper::read_timings: the last frame's pass was replaced");
+  if (Status s = m.last_pass->read_timings(t); !s.ok()) return s;
   if (m.glare_ran) {
     float ms = 0.0f;
     TK_CUDA_CHECK(cudaEventElapsedTime(&ms, m.glare_start, m.glare_end));

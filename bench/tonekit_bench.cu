@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/host_pipeline.hpp"
 #include "cuda/tuning.hpp"
+#include "tonekit/device_frames.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "bench_check.hpp"
 
@@ -373,13 +373,16 @@ struct StreamResult {
   double fps = 0, bound_fps = 0, h2d_gbps = 0, d2h_gbps = 0;
 };
 
-// Host-to-host: pinned host frames through the HostPipeline (3 in flight), against the PCIe
-// bound measured now: the same uploads and downloads alone, concurrently on two streams.
+// Host-to-host: pinned host frames through DeviceFrameMapper (tonekit/device_frames.hpp, 3 in
+// flight: the upload of one frame, the kernels of another and the download of a third overlap;
+// page-locked frames are copied from and to directly), against the PCIe bound measured now: the
+// same uploads and downloads alone, concurrently on two streams.
 StreamResult bench_stream(int w, int h, const Format& fmt, const char* op, int frames) {
   const ToneMapperConfig cfg = frame_config(w, h, fmt, op);
-  auto pipe = cuda::HostPipeline::create(cfg, 3);
-  if (!pipe.ok()) { std::fprintf(stderr, "pipeline: %s\n", pipe.status().message().c_str()); std::exit(2); }
-  const std::size_t ib = pipe.value()->in_frame_bytes(), ob = pipe.value()->out_frame_bytes();
+  auto mapper = DeviceFrameMapper::create(cfg, 3);
+  if (!mapper.ok()) { std::fprintf(stderr, "mapper: %s\n", mapper.status().message().c_str()); std::exit(2); }
+  DeviceFrameMapper& pipe = *mapper.value();
+  const std::size_t ib = pipe.input_bytes(), ob = pipe.output_bytes();
   constexpr int kHost = 4;
   void* hin[kHost];
   void* hout[kHost];
@@ -392,14 +395,16 @@ StreamResult bench_stream(int w, int h, const Format& fmt, const char* op, int f
     for (std::size_t off = 0; off < ib; off += sizeof(float) * tmp.size())
       std::memcpy(static_cast<char*>(hin[i]) + off, tmp.data(), std::min(ib - off, sizeof(float) * tmp.size()));
   }
-  std::vector<const void*> ins(frames);
-  std::vector<void*> outs(frames);
-  for (int f = 0; f < frames; ++f) {
-    ins[f] = hin[f % kHost];
-    outs[f] = hout[f % kHost];
-  }
+  // `count` frames in order, then every pending one completed.
+  auto run = [&](int count) -> Status {
+    for (int f = 0; f < count; ++f)
+      if (Status s = pipe.submit(hin[f % kHost], hout[f % kHost], 0.0); !s.ok()) return s;
+    while (pipe.pending() > 0)
+      if (Status s = pipe.complete_oldest(); !s.ok()) return s;
+    return {};
+  };
   StreamResult r;
-  pipe.value()->run(ins.data(), outs.data(), 4, true);  // warm-up
+  if (Status s = run(4); !s.ok()) { std::fprintf(stderr, "run: %s\n", s.message().c_str()); std::exit(2); }  // warm-up
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
@@ -407,7 +412,7 @@ StreamResult bench_stream(int w, int h, const Format& fmt, const char* op, int f
   for (int rep = 0; rep < 3; ++rep) {
     CK(cudaDeviceSynchronize());
     const auto t0 = std::chrono::steady_clock::now();
-    Status s = pipe.value()->run(ins.data(), outs.data(), frames, true);
+    Status s = run(frames);
     if (!s.ok()) { std::fprintf(stderr, "run: %s\n", s.message().c_str()); std::exit(2); }
     fps.push_back(frames / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }

@@ -28,7 +28,7 @@ bool has_device_node() {
 // One ToneMapper (every operator, global or local) and its device buffers, kept for the next image of the same size and formats
 // (a batch): the mapper's scratch, the buffers and the stream are allocated once. Host memory is
 // copied from and to as it is (pageable): for one image, page-locking 2 x (100 + 33) MB of
-// staging, as the streamed HostPipeline does for its two slots, cost more than the copy it speeds up.
+// staging (what DeviceFrameMapper does for a stream's frames) costs more than the copy it speeds up.
 struct FrameMapper {
   std::unique_ptr<ToneMapper> mapper;
   cudaStream_t stream = nullptr;

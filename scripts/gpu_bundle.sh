@@ -61,16 +61,17 @@ if [[ -n $images && -d $images ]]; then cp -r "$images" "$stage/gpu-images"; fi
   -not -path './CMakeFiles/*') | while read -r f; do
   f=${f#./}
   d=$(dirname "$f")
+  # ctest reads the top file by a relative name (no CMAKE_CURRENT_LIST_DIR there, and it holds
+  # no test) and runs from the bundle's root.
   # shellcheck disable=SC2016  # for ctest to expand
-  if [[ $d == . ]]; then root='${TONEKIT_BUNDLE}'
+  if [[ $d == . ]]; then root=.
   else root='${CMAKE_CURRENT_LIST_DIR}'$(echo "$d" | sed -E 's#[^/]+#..#g; s#^#/#'); fi
   mkdir -p "$stage/$d"
-  # The top file, which ctest reads from the bundle's root by a relative name, finds that root
-  # and puts lib/ and the CUDA toolkit's lib64 on the tests' library path (for builds without
-  # the gpu-bundle preset's RUNPATH).
+  # The first file read puts lib/ and the CUDA toolkit's lib64 on the tests' library path (for
+  # builds without the gpu-bundle preset's RUNPATH).
   # shellcheck disable=SC2016
-  [[ $d != . ]] || printf '%s\n' 'file(REAL_PATH . TONEKIT_BUNDLE)' \
-    'set(ENV{LD_LIBRARY_PATH} "${TONEKIT_BUNDLE}/lib:/usr/local/cuda/lib64:$ENV{LD_LIBRARY_PATH}")' >"$stage/$f"
+  [[ $d == . ]] || printf '%s\n' 'if(NOT DEFINED ENV{TONEKIT_BUNDLE})' "  set(ENV{TONEKIT_BUNDLE} \"$root\")" \
+    '  set(ENV{LD_LIBRARY_PATH} "$ENV{TONEKIT_BUNDLE}/lib:/usr/local/cuda/lib64:$ENV{LD_LIBRARY_PATH}")' 'endif()' >"$stage/$f"
   sed -E -e 's/ _BACKTRACE_TRIPLES "[^"]*"//' \
       -e "s#\[(=*)\[([^]\"]*)($build|$src/)([^]\"]*)\]\1\]#\"\2\3\4\"#g" \
       -e "s#$build#$root#g" "$build/$f" >>"$stage/$f"

@@ -26,6 +26,7 @@ MapColour colour_from(const Params& p) {
   m.gamma = static_cast<float>(c.gamma);
   m.inv_gamma = m.gamma != 0.0f ? 1.0f / m.gamma : 0.0f;
   m.dither = c.dither ? 1 : 0;
+  m.curve = core::compile_curve_plan(p).op;
   return m;
 }
 

@@ -8,6 +8,9 @@
 // encode_gamma with v^e as exp2(log2(v) e) on the special-function unit (within 3e-7 relative,
 // 1e-4 of an 8-bit step, 0.02 of a 16-bit step), core::quantise with the dither hash of the row
 // taken once (core/colour_parts.hpp). docs/performance.md has what each of these saved.
+#include <string>
+#include <type_traits>
+
 #include "core/colour_parts.hpp"
 #include "core/video_colour.hpp"
 #include "cuda/check.hpp"
@@ -28,37 +31,24 @@ struct OutFmt {
   static constexpr int size = Code == 0 ? 1 : (Code == 3 ? 4 : 2);
 };
 
-// The frame's curve as the kernels evaluate it: the prepared constants cast to float once per
-// block (core::cast_curve, as the CPU casts them once per chunk), plus the reinhard default
-// path's folded constants (map_group).
-struct CurveF {
-  core::PreparedCurve<float> curve;
-  bool reinhard;          // the curve is reinhard's: map_group's default path divides it out
-  float scale, scale_c;   // reinhard: scale, scale / white^2
-  float wr, wg, wb;       // reinhard: the luminance weights times the scale
+// The kernels read the frame's curve (core::PreparedCurve, cast to float once per block exactly as
+// cpu::curve_chunk casts it once per chunk) from shared memory and branch on its operator once
+// per block (core::visit_curve): each operator's Curve<float> is a typed value in registers and
+// the pixel loop calls it directly. The reinhard default path folds its constants further
+// (ReinhardFold).
+template <class Curve>
+constexpr bool kIsReinhard = std::is_same_v<Curve, core::ReinhardOperator::Curve<float>>;
+
+// reinhard's default path: the scale folded into the luminance weights, and scale / white^2.
+struct ReinhardFold {
+  float scale, scale_c, wr, wg, wb;
 };
-
-__device__ __forceinline__ CurveF curve_to_float(const core::CurveSettings& s) {
-  CurveF f;
-  f.curve = core::cast_curve<float>(s);
-  f.reinhard = s.op == core::global_operator_index<core::ReinhardOperator>;
-  f.scale = f.scale_c = f.wr = f.wg = f.wb = 0.0f;
-  if (f.reinhard) {
-    const auto r = f.curve.constants.get<core::ReinhardOperator::Curve<float>>();
-    f.scale = r.scale;
-    f.scale_c = r.scale * r.inv_white_sq;  // for ratio_default
-    f.wr = 0.2126f * r.scale;
-    f.wg = 0.7152f * r.scale;
-    f.wb = 0.0722f * r.scale;
-  }
-  return f;
-}
-
-// The operator's curve (core/operators/), as the CPU's cpu::curve_chunk evaluates it.
-__device__ __forceinline__ float eval_curve(const CurveF& f, float lw) {
-  float ld = 0.0f;
-  core::visit_curve(f.curve, [&](const auto& curve) { ld = curve(lw); });
-  return ld;
+template <class Curve>
+__device__ __forceinline__ ReinhardFold reinhard_fold(const Curve& c) {
+  if constexpr (kIsReinhard<Curve>)
+    return {c.scale, c.scale * c.inv_white_sq, 0.2126f * c.scale, 0.7152f * c.scale, 0.0722f * c.scale};
+  else
+    return {0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
 }
 
 // core::quantise_noise with floor by floor_small.
@@ -229,21 +219,22 @@ struct MapGroupIn<In, true> {
 // (1 + l) with l = scale * L_w (v11: one reciprocal on the SFU instead of the curve's division
 // and rcp(L_w); within a few ulp of the CPU's c / L_w * L_d; black stays black since c = 0
 // there). Otherwise L_d * rcp(L_w), black -> 0.
-template <bool kReinhard>
-__device__ __forceinline__ float ratio_default(const CurveF& f, float lw) {
+template <bool kReinhard, class Curve>
+__device__ __forceinline__ float ratio_default(const Curve& curve, const ReinhardFold& f, float lw) {
   if constexpr (kReinhard) {
     const float l = lw * f.scale;
     return fmaf(l, f.scale_c, f.scale) * rcp_approx(1.0f + l);
   } else {
-    const float ld = eval_curve(f, lw);
+    const float ld = curve(lw);
     return lw >= kMinLuminance ? ld * rcp_approx(lw) : 0.0f;
   }
 }
 
-template <class In, class O, bool kDefault, bool kReinhard = false>
+template <class In, class O, bool kDefault, bool kReinhard, class Curve>
 __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameGeometry& g,
-                                          unsigned char* out, std::size_t out_stride, const CurveF& cf,
-                                          const MapColour& colour, std::uint32_t seed, int x, int y) {
+                                          unsigned char* out, std::size_t out_stride, const Curve& curve,
+                                          const ReinhardFold& cf, const MapColour& colour, std::uint32_t seed, int x,
+                                          int y) {
   constexpr int C = In::channels;
   constexpr int CO = O::channels;
   float v[kGroup * In::channels];
@@ -264,7 +255,7 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
         const float l = fmaf(cf.wb, b, fmaf(cf.wg, gg, cf.wr * r));
         k = fmaf(l, cf.scale_c, cf.scale) * rcp_approx(1.0f + l);
       } else {
-        k = ratio_default<false>(cf, core::luminance_fma(r, gg, b));
+        k = ratio_default<false>(curve, cf, core::luminance_fma(r, gg, b));
       }
       const std::uint32_t sums = dither_sums(h);
 #pragma unroll
@@ -272,7 +263,7 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
     } else if constexpr (kDefault) {
       // core::reconstruct_channel as c * (L_d / L_w), the ratio once per pixel on the SFU
       // (within 2 ulp of the CPU's c / L_w * L_d); black stays black.
-      const float k = ratio_default<kReinhard>(cf, core::luminance_fma(r, gg, b));
+      const float k = ratio_default<kReinhard>(curve, cf, core::luminance_fma(r, gg, b));
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
         const float o = rgb[c] * k;
@@ -283,7 +274,7 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
       }
     } else {
       const float lw = core::luminance_fma(r, gg, b);
-      const float ld = eval_curve(cf, lw);
+      const float ld = curve(lw);
       // core::reconstruct_channel with c / L_w as c * rcp(L_w) (within an ulp); black stays black.
       const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
 #pragma unroll
@@ -314,21 +305,24 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
 // the wait: it does not depend on the statistics.
 constexpr int kMapGroupsPerThread = 2;
 
-template <class In, class O, bool kDefault, bool kReinhard = false>
+template <class In, class O, bool kDefault, bool kReinhard, class Curve>
 __device__ __forceinline__ void map_groups(const MapGroupIn<In> (&v)[kMapGroupsPerThread], const bool (&active)[kMapGroupsPerThread],
-                                           const FrameGeometry& g, unsigned char* out, std::size_t out_stride, const CurveF& cf,
-                                           const MapColour& colour, std::uint32_t seed, unsigned group0, int y) {
+                                           const FrameGeometry& g, unsigned char* out, std::size_t out_stride,
+                                           const Curve& curve, const ReinhardFold& cf, const MapColour& colour,
+                                           std::uint32_t seed, unsigned group0, int y) {
 #pragma unroll
   for (int i = 0; i < kMapGroupsPerThread; ++i)
     if (active[i])
-      map_group<In, O, kDefault, kReinhard>(v[i], g, out, out_stride, cf, colour, seed,
+      map_group<In, O, kDefault, kReinhard>(v[i], g, out, out_stride, curve, cf, colour, seed,
                                             static_cast<int>(group0 + i * blockDim.x) * kGroup, y);
 }
 
-template <class In, class O>
+// One instantiation per operator's Curve<float> (MapColour::curve chooses it on the host): each
+// kernel holds one curve's code, so its register count is that curve's own.
+template <class In, class O, class Curve>
 __global__ void __launch_bounds__(kMapThreads) map_kernel(FrameGeometry g, unsigned char* out, std::size_t out_stride,
                                                           const DeviceFrame* frame, MapColour colour, int reverse) {
-  __shared__ CurveF curve;
+  __shared__ core::PreparedCurve<float> frame_curve;
   const unsigned bx = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int y = static_cast<int>(reverse ? gridDim.y - 1 - blockIdx.y : blockIdx.y);
   const unsigned group0 = bx * blockDim.x * kMapGroupsPerThread + threadIdx.x;
@@ -342,27 +336,31 @@ __global__ void __launch_bounds__(kMapThreads) map_kernel(FrameGeometry g, unsig
     if (active[i]) v[i].load(row, static_cast<int>(group) * kGroup, g.width);
   }
   wait_for_previous_grid();
-  if (threadIdx.x == 0) curve = curve_to_float(frame->curve);
+  if (threadIdx.x == 0) frame_curve = core::cast_curve<float>(frame->curve);
   __syncthreads();
   if (!active[0]) return;
-  const CurveF cf = curve;
   const bool is_default = colour.saturation == 1.0f && (O::code >= 2 || (colour.gamma == 0.0f && colour.dither));
   // uniform per block: one hash, no shared memory; frame coordinates for a frame part
   const std::uint32_t seed = core::dither_row_seed(y + colour.dither_row0);
-  if (is_default && cf.reinhard) map_groups<In, O, true, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
-  else if (is_default) map_groups<In, O, true>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
-  else map_groups<In, O, false>(v, active, g, out, out_stride, cf, colour, seed, group0, y);
+  const Curve curve = frame_curve.constants.get<Curve>();
+  const ReinhardFold fold = reinhard_fold(curve);
+  if (is_default) map_groups<In, O, true, kIsReinhard<Curve>>(v, active, g, out, out_stride, curve, fold, colour, seed, group0, y);
+  else map_groups<In, O, false, false>(v, active, g, out, out_stride, curve, fold, colour, seed, group0, y);
 }
 
+// The kernel of the frame's operator (MapColour::curve; -1, no global curve, is refused).
 template <class In, class O>
 Status launch_map_for(const FrameGeometry& g, void* out, std::size_t out_stride, const DeviceFrame* frame,
                       const MapColour& colour, bool reverse, bool programmatic, cudaStream_t s) {
   constexpr unsigned kPerBlock = kMapThreads * kMapGroupsPerThread;
   const dim3 grid((g.groups_per_row + kPerBlock - 1) / kPerBlock, static_cast<unsigned>(g.height));
-  if (Status st = launch_pdl(map_kernel<In, O>, grid, dim3(kMapThreads), 0, s, programmatic, g,
-                             static_cast<unsigned char*>(out), out_stride, frame, colour, reverse ? 1 : 0);
-      !st.ok())
-    return st;
+  Status st = invalid_argument("map pass: no global operator's curve (MapColour::curve " + std::to_string(colour.curve) + ")");
+  core::visit_operator<core::GlobalOperators>(colour.curve, [&](auto op) {
+    using Curve = typename decltype(op)::template Curve<float>;
+    st = launch_pdl(map_kernel<In, O, Curve>, grid, dim3(kMapThreads), 0, s, programmatic, g,
+                    static_cast<unsigned char*>(out), out_stride, frame, colour, reverse ? 1 : 0);
+  });
+  if (!st.ok()) return st;
   TK_CUDA_CHECK_LAUNCH("map_kernel");
   return {};
 }
@@ -396,18 +394,19 @@ Status launch_map_in(OutputFormat out, const FrameGeometry& g, void* d_out, std:
 // (12 bytes a pixel) is neither written nor read back, and one launch goes.
 // The block's loads, codes and stores: encode420_block (cuda/encode420.cuh), shared with the encode
 // stage.
-__device__ __forceinline__ void map_encode_pixel(const CurveF& cf, bool unit_saturation, const MapColour& colour,
-                                                 const Encode420& enc, const float (&in)[3], float& luma, float& cb,
-                                                 float& cr) {
+template <class Curve>
+__device__ __forceinline__ void map_encode_pixel(const Curve& curve, const ReinhardFold& cf, bool unit_saturation,
+                                                 const MapColour& colour, const Encode420& enc, const float (&in)[3],
+                                                 float& luma, float& cb, float& cr) {
   const float rgb[3] = {sanitise_value(in[0]), sanitise_value(in[1]), sanitise_value(in[2])};
   const float lw = core::luminance_fma(rgb[0], rgb[1], rgb[2]);
   float o[3];
   if (unit_saturation) {
-    const float k = cf.reinhard ? ratio_default<true>(cf, lw) : ratio_default<false>(cf, lw);
+    const float k = ratio_default<kIsReinhard<Curve>>(curve, cf, lw);
 #pragma unroll
     for (int i = 0; i < 3; ++i) o[i] = core::clamp01(rgb[i] * k) + 0.0f;
   } else {
-    const float ld = eval_curve(cf, lw);
+    const float ld = curve(lw);
     const float inv = lw >= kMinLuminance ? __frcp_rn(lw) : 0.0f;
 #pragma unroll
     for (int i = 0; i < 3; ++i) o[i] = core::clamp01(ld * powf(rgb[i] * inv, colour.saturation)) + 0.0f;
@@ -415,24 +414,26 @@ __device__ __forceinline__ void map_encode_pixel(const CurveF& cf, bool unit_sat
   core::display_pixel_ycbcr(o[0], o[1], o[2], enc.gamma, enc.oetf_table, luma, cb, cr);
 }
 
+template <class Curve>
 __global__ void __launch_bounds__(kMapThreads) map_encode420_kernel(FrameGeometry g, std::uint8_t* out,
                                                                     const DeviceFrame* frame, MapColour colour,
                                                                     Encode420 enc) {
-  __shared__ CurveF curve;
-  if (threadIdx.x == 0) curve = curve_to_float(frame->curve);
+  __shared__ core::PreparedCurve<float> frame_curve;
+  if (threadIdx.x == 0) frame_curve = core::cast_curve<float>(frame->curve);
   __syncthreads();
   const int width = g.width, height = g.height;
   const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y;
   if (bx >= (width + 1) / 2 || by >= (height + 1) / 2) return;
-  const CurveF cf = curve;
   const bool unit_saturation = colour.saturation == 1.0f;
   // A block row's pair: both pixels present, the row 8-byte aligned (the pair's offset 24 bx is).
   const bool load_pairs = 2 * bx + 1 < width && ((reinterpret_cast<std::uintptr_t>(g.in) | g.in_stride) & 7u) == 0;
+  const Curve curve = frame_curve.constants.get<Curve>();
+  const ReinhardFold fold = reinhard_fold(curve);
   encode420_block(
       bx, by, width, height, enc.layout, enc.dither, load_pairs,
       [&](int y) { return reinterpret_cast<const float*>(g.in + static_cast<std::size_t>(y) * g.in_stride) + 6 * bx; },
       [&](const float (&px)[3], float& luma, float& cb, float& cr) {
-        map_encode_pixel(cf, unit_saturation, colour, enc, px, luma, cb, cr);
+        map_encode_pixel(curve, fold, unit_saturation, colour, enc, px, luma, cb, cr);
       },
       out);
 }
@@ -444,7 +445,10 @@ Status launch_map_encode420(const FrameGeometry& g, std::uint8_t* out, const Dev
   if (!enc.oetf_table) return invalid_argument("map + encode: no OETF table");
   const int cw = (g.width + 1) / 2, ch = (g.height + 1) / 2;
   const dim3 grid((cw + kMapThreads - 1) / kMapThreads, static_cast<unsigned>(ch));
-  map_encode420_kernel<<<grid, kMapThreads, 0, s>>>(g, out, frame, colour, enc);
+  const bool known = core::visit_operator<core::GlobalOperators>(colour.curve, [&](auto op) {
+    map_encode420_kernel<typename decltype(op)::template Curve<float>><<<grid, kMapThreads, 0, s>>>(g, out, frame, colour, enc);
+  });
+  if (!known) return invalid_argument("map + encode: no global operator's curve (MapColour::curve " + std::to_string(colour.curve) + ")");
   TK_CUDA_CHECK_LAUNCH("map_encode420_kernel");
   return {};
 }

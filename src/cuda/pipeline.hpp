@@ -85,6 +85,9 @@ struct MapColour {
   float inv_gamma = 0.0f;  // 1 / gamma (float, as core::encode_transfer computes it)
   int dither = 1;
   int dither_row0 = 0;  // the frame row of row 0 (a frame part's first row): the dither's coordinates
+  // The frame's global operator (its index in core::GlobalOperators, from the CurvePlan): the map
+  // kernels are instantiated per operator, so each holds one curve's code and registers.
+  int curve = -1;
 };
 
 // Scratch of the statistics variants, sized once by stats_scratch_sizes().

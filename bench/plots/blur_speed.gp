@@ -1,5 +1,5 @@
 # The blur speed study on the H100 (issue 5 section 3): bench/plots/*.dat from
-# scripts/gpu.sh blur. Render: gnuplot bench/plots/blur_speed.gp (writes blur_speed_h100.png).
+# tonekit_blur_bench. Render: gnuplot bench/plots/blur_speed.gp (writes blur_speed_h100.png).
 set terminal pngcairo size 1400,560 font ",10"
 set output "blur_speed_h100.png"
 set multiplot layout 1,2 title "tonekit blur methods, H100, RGBA float (median of 20, CUDA events)"

@@ -581,7 +581,7 @@ TEST(GpuErrors, test_gpu_errors) {
 }
 
 // ---- a small run of every kernel (all operators, formats, variants, both histogram paths) for
-// compute-sanitizer memcheck and racecheck (scripts/gpu.sh global); sizes kept small ----
+// compute-sanitizer memcheck and racecheck (ctest -L gpu runs them under compute-sanitizer too); sizes kept small ----
 TEST(GpuSanitizer, test_gpu_sanitizer_subset) {
   REQUIRE_GPU();
   for (const Size sz : {Size{31, 17}, Size{130, 67}}) {

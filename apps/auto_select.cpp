@@ -1,33 +1,13 @@
-// `tonekit map --auto` (see auto_select.hpp): the search itself is tonekit::auto_params
-// (src/quality/auto_params.cpp) or GpuAutoParams (src/cuda/quality/auto_params_gpu.cpp), one
-// search text for both; this picks the backend and prints what it chose, so a person can judge.
+// `tonekit map --auto` (see auto_select.hpp): the search itself is tonekit::auto_params on the
+// map's backend; this prints what it chose, so a person can judge.
 #include "auto_select.hpp"
 
 #include <cstdio>
 
 namespace tonekit::cli {
 
-Result<AutoResult> AutoSelector::search_on_gpu(const Image& image, const Params& start, const AutoBudget& budget) {
-  GpuAutoParams* gpu = nullptr;
-  {
-    std::lock_guard lock(mutex_);
-    std::unique_ptr<GpuAutoParams>& own = gpu_[std::this_thread::get_id()];
-    if (!own) {
-      auto created = GpuAutoParams::create();  // on this thread's device (map --devices)
-      if (!created.ok()) return created.status();
-      own = std::move(*created);
-    }
-    gpu = own.get();
-  }
-  return gpu->search(image, start, budget);
-}
-
 Result<AutoResult> AutoSelector::search(const Image& image, const Params& start, const AutoBudget& budget) {
-  const bool automatic = backend_ == Backend::automatic;
-  const bool on_gpu = backend_ == Backend::cuda || (automatic && cuda_available());
-  Result<AutoResult> r = on_gpu ? search_on_gpu(image, start, budget) : auto_params(image, start, budget);
-  if (!r.ok() && on_gpu && automatic && !r.status().is_input_error()) r = auto_params(image, start, budget);
-  return r;
+  return auto_params(image, start, budget, backend_);
 }
 
 Status AutoSelector::choose(const Image& image, Params& params, const std::string& input_name) {

@@ -9,7 +9,6 @@
 
 #include "cli_common.hpp"
 #include "tonekit/blur.hpp"
-#include "tonekit/blur_cuda.hpp"
 
 namespace tonekit::cli {
 namespace {
@@ -49,8 +48,7 @@ int run_blur(const BlurOptions& o) {
   }
   auto plan = plan_blur(o.method, o.sigma, settings);
   if (!plan.ok()) return report(plan.status());
-  auto backend = resolve_backend(o.backend);
-  if (!backend.ok()) return report(backend.status());
+  if (auto checked = resolve_backend(o.backend); !checked.ok()) return report(checked.status());
   const io::OutputKind kind = io::output_kind_for(o.output);
   if (kind != io::OutputKind::exr && kind != io::OutputKind::hdr && kind != io::OutputKind::pfm)
     return report(invalid_argument(o.output + ": blur writes HDR files (.exr, .hdr, .pfm); tone map them with tonekit map"));
@@ -61,11 +59,12 @@ int run_blur(const BlurOptions& o) {
   auto image = io::read_image(o.input);
   if (!image.ok()) return report(image.status());
   const auto t0 = std::chrono::steady_clock::now();
-  auto blurred = *backend == Backend::cuda ? cuda_blur(*image, *plan) : blur(*image, *plan);
+  Backend ran_on = Backend::cpu;
+  auto blurred = blur(*image, *plan, *parse_backend(o.backend), &ran_on);
   if (!blurred.ok()) return report(blurred.status());
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "tonekit: blur %s sigma %s on %s: %s (%dx%d, %.1f ms)\n", plan->method->id,
-               format_number(o.sigma).c_str(), *backend == Backend::cuda ? "cuda" : "cpu", plan->describe().c_str(),
+               format_number(o.sigma).c_str(), backend_name(ran_on), plan->describe().c_str(),
                image->width, image->height, ms);
   Status status;
   if (kind == io::OutputKind::exr) status = io::write_exr(o.output, *blurred, o.bits != 32);

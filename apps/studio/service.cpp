@@ -284,22 +284,13 @@ Result<json> StudioService::quality(const RenderRequest& request) {
       !s.ok())
     return s;
   const auto s0 = std::chrono::steady_clock::now();
-  quality::GpuScores scores;
-  const bool on_gpu = score_on_gpu(hdr, out, scores);
-  if (!on_gpu) {
-    auto tmqi = quality::tmqi(hdr, out);
-    if (!tmqi.ok()) return tmqi.status();
-    auto fsitm = quality::fsitm(hdr, out);
-    if (!fsitm.ok()) return fsitm.status();
-    auto colour = quality::colour_fidelity(hdr, out);
-    if (!colour.ok()) return colour.status();
-    scores.tmqi = *tmqi;
-    scores.fsitm = *fsitm;
-    scores.colour = *colour;
-  }
-  const quality::TmqiScore& tmqi = scores.tmqi;
-  const quality::FsitmScore& fsitm = scores.fsitm;
-  const quality::ColourFidelity& colour = scores.colour;
+  Backend scorer = Backend::cpu;
+  auto scores = quality::assess(hdr, out, scoring_backend(), &scorer);
+  if (!scores.ok()) return scores.status();
+  const bool on_gpu = scorer == Backend::cuda;
+  const quality::TmqiScore& tmqi = scores->tmqi;
+  const quality::FsitmScore& fsitm = scores->fsitm;
+  const quality::ColourFidelity& colour = scores->colour;
   return json{{"tmqi", {{"q", tmqi.q}, {"s", tmqi.s}, {"n", tmqi.n}, {"s_per_scale", tmqi.s_per_scale},
                         {"mean_luminance", tmqi.mean_luminance}, {"contrast", tmqi.contrast}}},
               {"fsitm", {{"mean", fsitm.mean}, {"channel", fsitm.channel}}},
@@ -309,35 +300,11 @@ Result<json> StudioService::quality(const RenderRequest& request) {
               {"score_ms", ms_since(s0)}, {"ms", ms_since(t0)}, {"scorer", on_gpu ? "cuda" : "cpu"}};
 }
 
-bool StudioService::score_on_gpu(const Image& hdr, const OutputImage& out, quality::GpuScores& scores) {
-  if (backend() != Backend::cuda) return false;
-  // The input checks first, so a bad pair reports the CPU's error (and never disables the GPU).
-  if (!quality::check_pair(hdr, out).ok()) return false;
-  std::lock_guard lock(gpu_quality_mutex_);
-  if (gpu_quality_unavailable_) return false;
-  if (!gpu_quality_) {
-    auto created = quality::GpuQuality::create();
-    if (!created.ok()) {
-      gpu_quality_unavailable_ = true;
-      return false;
-    }
-    gpu_quality_ = std::move(*created);
-  }
-  auto r = gpu_quality_->score(hdr, out, quality::GpuMetrics::all);
-  // unsupported (no cuFFT) stays so: later views go straight to the CPU.
-  if (!r.ok()) {
-    gpu_quality_unavailable_ = r.status().code() == StatusCode::unsupported;
-    return false;
-  }
-  scores = *r;
-  return true;
-}
-
 Result<json> StudioService::auto_params(const RenderRequest& request) {
   const auto t0 = std::chrono::steady_clock::now();
   auto scene = preview_scene(request);
   if (!scene.ok()) return scene.status();
-  auto result = search_auto(**scene, request.params);
+  auto result = tonekit::auto_params(**scene, request.params, AutoBudget{}, scoring_backend());
   if (!result.ok()) return result.status();
   json params = json::object();
   for (const auto& [name, value] : result->params.values()) params[name] = value;
@@ -349,28 +316,6 @@ Result<json> StudioService::auto_params(const RenderRequest& request) {
               {"evaluations", result->evaluations}, {"search_seconds", result->seconds},
               {"proxy", {{"width", result->proxy_width}, {"height", result->proxy_height}}},
               {"searcher", backend_name(result->backend)}, {"ms", ms_since(t0)}};
-}
-
-Result<AutoResult> StudioService::search_auto(const Image& scene, const Params& start) {
-  if (backend() == Backend::cuda) {
-    std::lock_guard lock(gpu_auto_mutex_);
-    if (!gpu_auto_unavailable_ && !gpu_auto_) {
-      auto created = GpuAutoParams::create();
-      if (created.ok()) gpu_auto_ = std::move(*created);
-      else gpu_auto_unavailable_ = true;
-    }
-    if (gpu_auto_) {
-      auto r = gpu_auto_->search(scene, start);
-      // Input errors are the CPU's too; unsupported (no cuFFT) stays so: later searches go
-      // straight to the CPU.
-      if (r.ok() || r.status().is_input_error()) return r;
-      if (r.status().code() == StatusCode::unsupported) {
-        gpu_auto_unavailable_ = true;
-        gpu_auto_.reset();
-      }
-    }
-  }
-  return tonekit::auto_params(scene, start);
 }
 
 Result<json> StudioService::probe(int image, int x, int y) {

@@ -13,8 +13,7 @@
 #include "../preset.hpp"
 #include "image_library.hpp"
 #include "renderer.hpp"
-#include "tonekit/auto_params_cuda.hpp"
-#include "tonekit/quality_cuda.hpp"
+#include "tonekit/auto_params.hpp"
 #include "tonekit/temporal.hpp"
 
 namespace tonekit::studio {
@@ -66,14 +65,14 @@ class StudioService {
   // TMQI (Q, S, N, per scale) and FSITM of the view as the page shows it: the preview-size HDR
   // against its 8-bit render (glare and temporal state as the render applies them), with the ms.
   // An image below quality::kMinSide on a side: invalid_argument with the library's message.
-  // With the cuda backend the scores come from the GPU (quality::GpuQuality; "scorer": "cuda"),
-  // falling back to the CPU reference ("scorer": "cpu") when the GPU path is unavailable.
+  // With the cuda backend the scores come from the GPU ("scorer": "cuda"), by the library's rule
+  // (scoring_backend) falling back to the CPU reference ("scorer": "cpu") when the GPU cannot score.
   Result<nlohmann::json> quality(const RenderRequest& request);
   // auto_params on the preview-size image from the request's operator and values, with the
   // library's own budget: the chosen values (every parameter of the operator), the start and
   // chosen scores and what was searched. With the cuda backend the search runs on the GPU
-  // (GpuAutoParams: the same search, "searcher": "cuda"), falling back to the CPU ("cpu") when
-  // the GPU cannot search.
+  // (the same search, "searcher": "cuda"), falling back to the CPU ("cpu") when the GPU cannot
+  // search (scoring_backend).
   Result<nlohmann::json> auto_params(const RenderRequest& request);
   Result<nlohmann::json> probe(int image, int x, int y);
   Result<std::string> thumbnail(int image);
@@ -96,19 +95,10 @@ class StudioService {
     TemporalState before;  // the state before `frame` was folded in (a re-render of the same frame)
     TemporalState state;   // after it
   };
-  // TMQI and FSITM of a view on the GPU when the backend is cuda (false: use the CPU).
-  bool score_on_gpu(const Image& hdr, const OutputImage& out, quality::GpuScores& scores);
-  // auto_params on the GPU when the backend is cuda and the GPU can search, else on the CPU.
-  Result<AutoResult> search_auto(const Image& scene, const Params& start);
+  // Where the scores and the search run: the renders' backend, cuda as `automatic` so that a GPU
+  // that cannot score or search (no cuFFT) leaves them to the CPU (tonekit/tonemap.hpp's Backend).
+  Backend scoring_backend() const { return backend() == Backend::cuda ? Backend::automatic : Backend::cpu; }
   Renderer renderer_;
-  // The GPU scorer, created on first use; one scoring at a time (it is not thread-safe).
-  std::mutex gpu_quality_mutex_;
-  std::unique_ptr<quality::GpuQuality> gpu_quality_;
-  bool gpu_quality_unavailable_ = false;
-  // The GPU search of /api/auto, created on first use; one search at a time.
-  std::mutex gpu_auto_mutex_;
-  std::unique_ptr<GpuAutoParams> gpu_auto_;
-  bool gpu_auto_unavailable_ = false;
   std::mutex temporal_mutex_;
   std::map<std::string, ViewTemporal> temporal_;
   ImageLibrary library_;

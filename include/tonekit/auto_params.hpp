@@ -49,5 +49,9 @@ struct AutoResult {
 // parameters such as saturation and gamma are kept). Errors: an image smaller than
 // quality::kMinSide on a side (invalid_argument), FFTW missing (unsupported).
 Result<AutoResult> auto_params(const Image& hdr, const Params& start, const AutoBudget& budget = {});
+// The same search on a backend (Backend's rule, tonekit/tonemap.hpp; on the GPU GpuAutoParams,
+// tonekit/auto_params_cuda.hpp, one kept per device for the process and used by one caller at a
+// time); AutoResult::backend says where it ran.
+Result<AutoResult> auto_params(const Image& hdr, const Params& start, const AutoBudget& budget, Backend backend);
 
 }  // namespace tonekit

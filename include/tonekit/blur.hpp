@@ -18,6 +18,7 @@
 #include "tonekit/image.hpp"
 #include "tonekit/operators.hpp"  // ParamDesc
 #include "tonekit/status.hpp"
+#include "tonekit/tonemap.hpp"  // Backend
 
 namespace tonekit {
 
@@ -58,6 +59,11 @@ Status blur_plane(const float* in, float* out, int w, int h, const BlurPlan& pla
 // Interleaved float images (any channel count: grey, RGB, RGBA; alpha is blurred too).
 Result<Image> blur(const Image& in, const BlurPlan& plan);
 Result<Image> blur(const Image& in, std::string_view method, double sigma, const BlurSettings& settings = {});
+// The same on a backend (Backend's rule, tonekit/tonemap.hpp); *ran_on (optional) gets the one
+// that ran. On the GPU: upload, the device blur (tonekit/blur_cuda.hpp), download; 1 to 4
+// channels (2 and 3 travel as RGBA); within the tests' tolerance of the CPU's
+// (tests/gpu/test_gpu_blur.cpp).
+Result<Image> blur(const Image& in, const BlurPlan& plan, Backend backend, Backend* ran_on = nullptr);
 
 // ---- Arbitrary kernels (direct, fft, reshuffle) ----
 // A square kernel of odd side 2 radius + 1, row-major; weight (dx, dy) at
@@ -113,6 +119,9 @@ struct GlareParams {
   std::string method = "pyramid-quasi";  // any blur method id; pyramid: the fastest adequate
 };
 Status apply_glare(Image& image, const GlareParams& params);
+// The same on a backend (Backend's rule; on the GPU cuda_apply_glare, tonekit/glare_cuda.hpp);
+// *ran_on (optional) gets the one that ran.
+Status apply_glare(Image& image, const GlareParams& params, Backend backend, Backend* ran_on = nullptr);
 
 // The glare's validated schedule for a width x height frame, the one validator of both backends
 // (apply_glare, GlareEngine in tonekit/glare_cuda.hpp; identical error messages): per octave k the

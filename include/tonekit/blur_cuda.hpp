@@ -3,14 +3,13 @@
 // Device API in the style of ToneMapper: BlurEngine::create() resolves nothing itself (it takes
 // a BlurPlan from plan_blur, the one validator, so both backends run identical parameters),
 // allocates all scratch and uploads the weights once; run() blurs one frame on a stream with no
-// allocation and no host synchronisation. cuda_blur() is the host convenience (upload, run,
-// download; synchronises). Available when the build has CUDA (TONEKIT_HAS_CUDA); create()
+// allocation and no host synchronisation. For host images: blur(image, plan, Backend::cuda)
+// (tonekit/blur.hpp). Available when the build has CUDA (TONEKIT_HAS_CUDA); create()
 // reports no_device when no GPU is present. The fft method loads cuFFT (libcufft.so) at run
 // time; without it, create() for fft reports unsupported and every other method still works.
 #pragma once
 #include <cstddef>
 #include <memory>
-#include <string_view>
 
 #include "tonekit/blur.hpp"
 #include "tonekit/image.hpp"
@@ -75,10 +74,5 @@ class BlurEngine {
   explicit BlurEngine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// Host convenience: a 1- to 4-channel float image in, the blurred image out (synchronises; 2 and
-// 3 channels travel as RGBA).
-Result<Image> cuda_blur(const Image& in, const BlurPlan& plan);
-Result<Image> cuda_blur(const Image& in, std::string_view method, double sigma, const BlurSettings& settings = {});
 
 }  // namespace tonekit

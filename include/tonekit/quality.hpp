@@ -16,6 +16,7 @@
 
 #include "tonekit/image.hpp"
 #include "tonekit/status.hpp"
+#include "tonekit/tonemap.hpp"  // Backend
 
 namespace tonekit::quality {
 
@@ -59,6 +60,11 @@ Result<FsitmScore> fsitm(const Image& hdr, const OutputImage& ldr);
 Result<ColourFidelity> colour_fidelity(const Image& hdr, const OutputImage& ldr);
 // All three.
 Result<QualityReport> assess(const Image& hdr, const OutputImage& ldr);
+// All three on a backend (Backend's rule, tonekit/tonemap.hpp; on the GPU GpuQuality,
+// tonekit/quality_cuda.hpp, one kept per device for the process and used by one caller at a time);
+// *ran_on (optional) gets the one that ran. The GPU's scores are within
+// tests/gpu/test_gpu_quality.cpp's tolerances of the CPU's.
+Result<QualityReport> assess(const Image& hdr, const OutputImage& ldr, Backend backend, Backend* ran_on = nullptr);
 
 // FSITM of one channel: the fraction of pixels whose locally weighted mean phase angle has the
 // same sign in the HDR and the LDR channel. Planes are row-major, `hdr` linear, `ldr` 0..255.

@@ -10,6 +10,11 @@
 
 namespace tonekit {
 
+// Where a host entry runs (tone_map, tone_map_temporal, blur, apply_glare, quality::assess,
+// auto_params), one rule for all: cpu; cuda (no_device when the build or the machine has none);
+// automatic: cuda when this build has CUDA and a device is present, else cpu. On automatic, blur,
+// glare, quality and auto-params also take the CPU when the GPU cannot run the request (an error
+// other than invalid_argument or bad_input: no cuFFT, out of device memory).
 enum class Backend { cpu, cuda, automatic };
 const char* backend_name(Backend b);
 Result<Backend> parse_backend(std::string_view text);

@@ -1,6 +1,5 @@
 // The CUDA entry points of a build without CUDA (-DTONEKIT_CUDA=OFF or no nvcc).
 #include "api/cuda_entry.hpp"
-#include "tonekit/blur_cuda.hpp"
 #include "tonekit/device_frames.hpp"
 #include "tonekit/glare_cuda.hpp"
 
@@ -25,11 +24,14 @@ bool device_memory_info(std::size_t*, std::size_t*) { return false; }
 int device_count() { return 0; }
 Status use_device(int) { return no_cuda_build(); }
 Status create_context() { return no_cuda_build(); }
+int current_device() { return -1; }
 
 Status tone_map_host(const ImageView&, const Params&, OutputFormat, OutputImage&, FrameStats*, MapTimings*,
                      const TemporalStep*) {
   return no_cuda_build();
 }
+
+Result<Image> blur_host(const Image&, const BlurPlan&) { return no_cuda_build(); }
 
 }  // namespace cuda_entry
 
@@ -51,7 +53,5 @@ void DeviceFrameMapper::unlock_host_buffer(void*) {}
 Status DeviceFrameMapper::map(const void*, void*, double) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_stats(FrameStats&, FrameStats*) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_temporal_state(TemporalState&) { return no_cuda_build(); }
-Result<Image> cuda_blur(const Image&, const BlurPlan&) { return no_cuda_build(); }
-Result<Image> cuda_blur(const Image&, std::string_view, double, const BlurSettings&) { return no_cuda_build(); }
 
 }  // namespace tonekit

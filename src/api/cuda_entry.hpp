@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 
+#include "tonekit/blur.hpp"
 #include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
 
@@ -28,6 +29,8 @@ Status use_device(int device);
 
 // Creates the CUDA context (the first CUDA call pays for it; prepare_backend() calls this early).
 Status create_context();
+// The calling thread's current device (-1 when none can be asked).
+int current_device();
 
 // One frame's temporal step for tone_map_host: the state before the frame (seeds the device's,
 // or resets it when not seeded), replaced by the state after it.
@@ -41,5 +44,10 @@ struct TemporalStep {
 // cached device mapper; with `temporal`, temporal adaptation on the device.
 Status tone_map_host(const ImageView& input, const Params& params, OutputFormat format, OutputImage& out,
                      FrameStats* stats, MapTimings* timings, const TemporalStep* temporal = nullptr);
+
+// blur() of a host image on the device (tonekit/blur.hpp, Backend::cuda): upload, one BlurEngine,
+// download; synchronises. 1 and 4 channels as they are; 2 and 3 travel as RGBA (the spare
+// channels 0, dropped again).
+Result<Image> blur_host(const Image& in, const BlurPlan& plan);
 
 }  // namespace tonekit::cuda_entry

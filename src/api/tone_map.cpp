@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "api/backend_rule.hpp"
 #include "api/cuda_entry.hpp"
 #include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
@@ -22,6 +23,15 @@ Result<Backend> parse_backend(std::string_view text) {
   if (text == "cuda") return Backend::cuda;
   if (text == "auto") return Backend::automatic;
   return invalid_argument("unknown backend '" + std::string(text) + "' (known: cpu, cuda, auto)");
+}
+
+Result<Backend> api::choose_backend(Backend requested) {
+  if (requested == Backend::automatic) return cuda_entry::available() ? Backend::cuda : Backend::cpu;
+  if (requested == Backend::cuda) {
+    std::string why;
+    if (!cuda_entry::available(&why)) return Status{StatusCode::no_device, "--backend cuda: " + why};
+  }
+  return requested;
 }
 
 bool cuda_available() { return cuda_entry::available(); }
@@ -56,12 +66,7 @@ Result<Backend> host_request(const ImageView& input, OutputFormat format, Backen
   if (input.type != PixelType::f32 && input.type != PixelType::f16)
     return invalid_argument("tone_map: input must be float or half");
   if (format.channels != 3 && format.channels != 4) return invalid_argument("tone_map: output must have 3 or 4 channels");
-  if (backend == Backend::automatic) backend = cuda_entry::available() ? Backend::cuda : Backend::cpu;
-  if (backend == Backend::cuda) {
-    std::string why;
-    if (!cuda_entry::available(&why)) return Status{StatusCode::no_device, "--backend cuda: " + why};
-  }
-  return backend;
+  return api::choose_backend(backend);
 }
 
 }  // namespace

@@ -187,6 +187,15 @@ Status use_device(int device) {
   return {};
 }
 
+int current_device() {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return device;
+}
+
 Status create_context() {
   std::string why;
   if (!available(&why)) return {StatusCode::no_device, "--backend cuda: " + why};

@@ -1,4 +1,4 @@
-// The CUDA blur (BlurEngine, cuda_blur) against the CPU blur library, method by method:
+// The CUDA blur (BlurEngine, blur on Backend::cuda) against the CPU blur library, method by method:
 // every registry method on grey and RGBA images at 1x1, 31x17, 256x256 and
 // 1920x1080, random HDR data (values in [0, 1) with sparse spikes of 100) and hard edges, plus a
 // user stream, poisoned outputs and larger sigmas.
@@ -108,7 +108,7 @@ void check_method(const std::string& id, const Image& img, double sigma, const B
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   auto cpu = blur(img, *plan);
   ASSERT_TRUE(cpu.ok()) << cpu.status().message();
-  auto gpu = cuda_blur(img, *plan);
+  auto gpu = blur(img, *plan, Backend::cuda);
   if (!gpu.ok() && gpu.status().code() == StatusCode::unsupported) GTEST_SKIP() << gpu.status().message();
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
   const Diff d = compare(*gpu, *cpu);
@@ -311,7 +311,7 @@ TEST(GpuBlur, StripSeparableMatchesCpu) {
   cudaStreamDestroy(stream);
 }
 
-// cuda_blur carries 2- and 3-channel images as RGBA (the spare channels 0, dropped again).
+// blur on Backend::cuda carries 2- and 3-channel images as RGBA (the spare channels 0, dropped again).
 TEST(GpuBlur, TwoAndThreeChannelImagesTravelAsRgba) {
   REQUIRE_GPU();
   for (int c : {2, 3})

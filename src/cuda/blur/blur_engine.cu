@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/cuda_entry.hpp"
 #include "blur/methods.hpp"
 #include "cuda/blur/blur_kernels.hpp"
 #include "cuda/blur/fft_blur.hpp"
@@ -386,7 +387,7 @@ std::size_t BlurEngine::floor_bytes() const {
   return 2 * sizeof(float) * static_cast<std::size_t>(impl_->w) * impl_->h * impl_->C;
 }
 
-Result<Image> cuda_blur(const Image& in, const BlurPlan& plan) {
+Result<Image> cuda_entry::blur_host(const Image& in, const BlurPlan& plan) {
   const int w = in.width, h = in.height, c = in.channels;
   if (c <= 0 || in.pixels.size() != static_cast<std::size_t>(w) * h * c)
     return invalid_argument("cuda blur: image has no pixels or an inconsistent size");
@@ -423,12 +424,6 @@ Result<Image> cuda_blur(const Image& in, const BlurPlan& plan) {
     TK_CUDA_CHECK(cudaMemcpy(out.pixels.data(), dout.p, n * dc * sizeof(float), cudaMemcpyDeviceToHost));
   }
   return out;
-}
-
-Result<Image> cuda_blur(const Image& in, std::string_view method, double sigma, const BlurSettings& settings) {
-  Result<BlurPlan> plan = plan_blur(method, sigma, settings);
-  if (!plan.ok()) return plan.status();
-  return cuda_blur(in, *plan);
 }
 
 }  // namespace tonekit

@@ -81,7 +81,7 @@ BlurKernel2D gaussian_kernel_2d(double sigma, int radius);
 // method: "direct", "fft" or "reshuffle".
 Status convolve_plane(const float* in, float* out, int w, int h, const BlurKernel2D& kernel, std::string_view method);
 
-// ---- Quality and effective sigma (the seed's section 4.1.2) ----
+// ---- Quality and effective sigma (Ernst 2013, section 4.1.2) ----
 double mean_abs_diff(const float* a, const float* b, std::size_t n);
 // PSNR in dB of `test` against `ref` with the given peak (+inf when identical).
 double psnr(const float* test, const float* ref, std::size_t n, double peak);
@@ -92,7 +92,7 @@ double ssim(const float* a, const float* b, int w, int h, double dynamic_range);
 std::vector<float> luminance_plane(const Image& image);
 
 // The Gaussian sigma in [lo, hi] whose exact blur of `original` is closest to `blurred` in mean
-// absolute difference (golden-section search; the seed's "absolute pixel difference" metric),
+// absolute difference (golden-section search; Ernst 2013's "absolute pixel difference" metric),
 // until the bracket is narrower than `tolerance` times its midpoint.
 struct SigmaFit {
   double sigma = 0.0;

@@ -89,8 +89,8 @@ struct OutputImage {
     bytes.assign(static_cast<std::size_t>(w) * h * c * bytes_per_channel(t), 0);
   }
   // As allocate, for a writer that sets every byte: a buffer of the same size keeps what it
-  // held (no zero fill, no fresh pages: a batch reuses its buffers; a 4K output's zero fill and
-  // page faults were 5 ms of the batch's 19 ms map stage), a larger one only fills its growth.
+  // held (no zero fill, no fresh pages: a batch reuses its buffers), a larger one only fills its
+  // growth.
   void allocate_for_overwrite(int w, int h, int c, PixelType t) {
     width = w; height = h; channels = c; type = t;
     bytes.resize(static_cast<std::size_t>(w) * h * c * bytes_per_channel(t));

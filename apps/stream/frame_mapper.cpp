@@ -63,10 +63,8 @@ Status FrameMapper::start() {
   return start_cpu();
 }
 
-// The CPU pipeline (tonekit::CpuToneMapper) with the stream's layout, colour, glare and temporal
-// state; sequences hand over float RGB(A) images.
-Status FrameMapper::start_cpu() {
-  CpuToneMapperConfig cfg;
+template <class Config>
+void FrameMapper::fill_config(Config& cfg) const {
   cfg.width = s_.width;
   cfg.height = s_.height;
   cfg.input = s_.format;
@@ -77,6 +75,13 @@ Status FrameMapper::start_cpu() {
   cfg.glare = s_.glare;
   cfg.temporal = s_.temporal.has_value();
   if (s_.temporal) cfg.temporal_params = *s_.temporal;
+}
+
+// The CPU pipeline (tonekit::CpuToneMapper) with the stream's layout, colour, glare and temporal
+// state; sequences hand over float RGB(A) images.
+Status FrameMapper::start_cpu() {
+  CpuToneMapperConfig cfg;
+  fill_config(cfg);
   cfg.exact = s_.exact;
   auto cpu = CpuToneMapper::create(cfg);
   if (!cpu.ok()) return cpu.status();
@@ -90,16 +95,7 @@ Status FrameMapper::start_cuda() {
   if (!cuda_available())
     return {StatusCode::no_device, "--backend cuda: no CUDA device available (or a build without CUDA); use --backend cpu or auto"};
   ToneMapperConfig cfg;
-  cfg.width = s_.width;
-  cfg.height = s_.height;
-  cfg.input = s_.format;
-  cfg.colour = s_.colour;
-  cfg.output = mapped_;
-  cfg.output_layout = output_layout(s_.out);
-  cfg.params = s_.params;
-  cfg.glare = s_.glare;
-  cfg.temporal = s_.temporal.has_value();
-  if (s_.temporal) cfg.temporal_params = *s_.temporal;
+  fill_config(cfg);
   if (s_.devices.size() > 1) {
     MultiGpuConfig mc;
     mc.frame = cfg;

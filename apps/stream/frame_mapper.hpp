@@ -86,6 +86,10 @@ class FrameMapper {
   explicit FrameMapper(const MapperSetup& s) : s_(s) {}
   Status start_cpu();
   Status start_cuda();
+  // The stream's frame and look into either backend's config (CpuToneMapperConfig and
+  // ToneMapperConfig name these fields alike).
+  template <class Config>
+  void fill_config(Config& cfg) const;
   Status map_on_cpu(Frame& in, Frame& out);
   void log_row(const FrameStats& adapted);
   void note_buffer(void* p, std::size_t bytes);

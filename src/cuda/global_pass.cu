@@ -19,14 +19,14 @@ namespace tonekit::cuda {
 
 namespace {
 
-MapColour colour_from(const Params& p) {
+MapColour colour_from(const Params& p, const core::CurvePlan& plan) {
   const core::ColourSettings c = core::make_colour_settings(p);
   MapColour m;
   m.saturation = static_cast<float>(c.saturation);
   m.gamma = static_cast<float>(c.gamma);
   m.inv_gamma = m.gamma != 0.0f ? 1.0f / m.gamma : 0.0f;
   m.dither = c.dither ? 1 : 0;
-  m.curve = core::compile_curve_plan(p).op;
+  m.curve = plan.op;
   return m;
 }
 
@@ -59,7 +59,7 @@ class GlobalPass final : public OperatorPass {
     if (Status s = cuda::scan_temp_bytes(scan_temp_bytes_); !s.ok()) return s;
     TK_CUDA_CHECK(cudaMalloc(&scan_temp_, std::max<std::size_t>(scan_temp_bytes_, 16)));
     curve_ = core::compile_curve_plan(cfg_.params);
-    colour_ = colour_from(cfg_.params);
+    colour_ = colour_from(cfg_.params, curve_);
     return {};
   }
 
@@ -113,7 +113,7 @@ class GlobalPass final : public OperatorPass {
     if (Status s = check_params(params); !s.ok()) return s;
     cfg_.params = params;
     curve_ = core::compile_curve_plan(params);
-    colour_ = colour_from(params);
+    colour_ = colour_from(params, curve_);
     return {};
   }
 

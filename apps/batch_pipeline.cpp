@@ -23,7 +23,6 @@
 #include <mutex>
 #include <thread>
 
-#include "tonekit/glare_cuda.hpp"
 
 namespace tonekit::cli {
 namespace {
@@ -340,11 +339,10 @@ class Pipeline {
 Status map_one_image(Image& image, const BatchSettings& settings, const OutputSpec& spec, OutputImage& out,
                      FrameStats& stats, const std::string& input) {
   // Glare/bloom is added to the scene before tone mapping, on the mapping's backend
-  // (src/blur/glare.cpp, or src/cuda/blur/glare_gpu.cu; the image makes a round trip to the
+  // (src/cpu/blur/glare.cpp, or src/cuda/blur/glare_gpu.cu; the image makes a round trip to the
   // device for it: the mapping uploads it again).
   if (settings.glare.strength > 0) {
-    Status status = settings.backend == Backend::cuda ? cuda_apply_glare(image, settings.glare)
-                                                      : apply_glare(image, settings.glare);
+    Status status = apply_glare(image, settings.glare, settings.backend);
     if (!status.ok()) return status;
   }
   if (settings.choose_params) {

@@ -1,4 +1,4 @@
-// tonekit blur: blurs an HDR image with one of the blur library's methods (src/blur) at a target
+// tonekit blur: blurs an HDR image with one of the blur library's methods (src/cpu/blur) at a target
 // Gaussian sigma; each method picks its own parameters to match it (printed on stderr), or takes
 // them with --set NAME=VALUE. `--list` prints the registry: ids, citations, parameters with
 // defaults and ranges. Writes HDR files (.exr, .hdr, .pfm): tone map them with `tonekit map`.

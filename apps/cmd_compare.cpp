@@ -1,6 +1,6 @@
 // tonekit compare IMAGES... --out DIR: every tonekit operator (defaults, and automatic parameters)
 // and every peer installed on this machine (apps/compare_peers.cpp) on each HDR image, scored with
-// TMQI, FSITM and colour fidelity (src/quality) and timed; writes DIR/index.html (image grid,
+// TMQI, FSITM and colour fidelity (src/cpu/quality) and timed; writes DIR/index.html (image grid,
 // sortable score table, SVG plots, the exact command per cell), DIR/scores.json, the PNGs and
 // the PFM copies of the inputs the commands read. The folder is built beside DIR and renamed
 // into place at the end, so DIR is either the previous one or the complete new report.

@@ -1,4 +1,4 @@
-// tonekit synth: writes one of the procedural HDR scenes (src/synth) as EXR, HDR or PFM, or with
+// tonekit synth: writes one of the procedural HDR scenes (src/cpu/synth) as EXR, HDR or PFM, or with
 // --frames N a synthetic sequence: an HDR image sequence (shot.%04d.exr), or video frames as y4m
 // (10-bit 4:2:0 PQ) or raw frames (PQ yuv420p10, or linear gbrpf32) to a file or stdout.
 #include <CLI/CLI.hpp>

@@ -1,4 +1,4 @@
-// Text and JSON renderings of the quality scores (src/quality), shared by `tonekit quality` and
+// Text and JSON renderings of the quality scores (src/cpu/quality), shared by `tonekit quality` and
 // `tonekit compare`.
 #pragma once
 #include <string>

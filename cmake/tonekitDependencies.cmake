@@ -1,8 +1,8 @@
 # The core library's optional third-party libraries, found the same way by the build (top-level
 # CMakeLists.txt) and by the installed package (tonekitConfig.cmake, for the static library's link
 # interface): FFTW through pkg-config (Debian libfftw3-dev).
-#   PkgConfig::TONEKIT_FFTW3F        single precision: the CPU FFT blur (src/blur/fft.cpp)
-#   PkgConfig::TONEKIT_FFTW3         double precision: FSITM's log-Gabor phase (src/quality)
+#   PkgConfig::TONEKIT_FFTW3F        single precision: the CPU FFT blur (src/cpu/blur/fft.cpp)
+#   PkgConfig::TONEKIT_FFTW3         double precision: FSITM's log-Gabor phase (src/cpu/quality)
 #   tonekit_deps::fftw3_threads      FFTW's threads library (same Debian package)
 # Nothing here is required: without FFTW the blur's fft method runs as direct convolution and
 # FSITM reports 'unsupported'.

@@ -5,7 +5,7 @@
 include(CMakePackageConfigHelpers)
 set(TONEKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tonekit)
 
-# gl.hpp and vulkan.hpp stay out: the renderer passes (src/interop: tonekit_gl, tonekit_vulkan)
+# gl.hpp and vulkan.hpp stay out: the renderer passes (src/cuda/interop: tonekit_gl, tonekit_vulkan)
 # are not in the package yet (each would bring a second static CUDA runtime next to the one in
 # libtonekit.so).
 install(DIRECTORY include/tonekit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel

@@ -2,7 +2,6 @@
 
 #include <chrono>
 
-#include "tonekit/glare_cuda.hpp"
 
 namespace tonekit::studio {
 
@@ -27,7 +26,7 @@ Status Renderer::render(const Image& scene, const Params& params, const GlarePar
     // Glare adds to the scene in place: it works on a copy so the cached image stays clean.
     Image lit = scene;
     const auto g0 = std::chrono::steady_clock::now();
-    status = backend_ == Backend::cuda ? cuda_apply_glare(lit, glare) : apply_glare(lit, glare);
+    status = apply_glare(lit, glare, backend_);
     t.glare_ms = ms_since(g0);
     if (status.ok()) status = map_scene(lit);
   } else {

@@ -14,7 +14,7 @@
 #include <random>
 #include <string>
 
-#include "sat/sat_table.hpp"
+#include "cpu/sat/sat_table.hpp"
 #include "tonekit/tonemap.hpp"
 
 using namespace tonekit;

@@ -5,7 +5,7 @@
 // error of 10 costs 0.05). The search runs on a downscaled proxy of the image (longer side
 // <= proxy_long_side, shorter side >= quality::kMinSide where the image allows), on the CPU here,
 // or with each candidate mapped and scored on the GPU (tonekit/auto_params_cuda.hpp: the same
-// proxy, candidates and objective: src/quality/auto_search.hpp is the one search both run).
+// proxy, candidates and objective: src/cpu/quality/auto_search.hpp is the one search both run).
 // Objective scores can be gamed: only registered parameters move, only inside their ranges, and
 // the defaults' scores are returned beside the chosen ones so a person can compare.
 #pragma once

@@ -1,6 +1,6 @@
 // Automatic parameters on the GPU: auto_params' search
 // (tonekit/auto_params.hpp: the same checks, proxy, candidates, objective and budget; one text,
-// src/quality/auto_search.hpp) with each candidate mapped on the device by a ToneMapper and
+// src/cpu/quality/auto_search.hpp) with each candidate mapped on the device by a ToneMapper and
 // scored there by quality::GpuQuality against the proxy's HDR side, computed once per search.
 // The proxy is uploaded once; per candidate nothing but the scores comes back: TMQI, FSITM and
 // the colour penalty (mean CIEDE2000, from the CPU's per-pixel text) all run on the device.

@@ -119,12 +119,12 @@ struct GlareParams {
   std::string method = "pyramid-quasi";  // any blur method id; pyramid: the fastest adequate
 };
 Status apply_glare(Image& image, const GlareParams& params);
-// The same on a backend (Backend's rule; on the GPU cuda_apply_glare, tonekit/glare_cuda.hpp);
+// The same on a backend (Backend's rule; on the GPU an upload, the device glare, a download);
 // *ran_on (optional) gets the one that ran.
 Status apply_glare(Image& image, const GlareParams& params, Backend backend, Backend* ran_on = nullptr);
 
 // The glare's validated schedule for a width x height frame, the one validator of both backends
-// (apply_glare, GlareEngine in tonekit/glare_cuda.hpp; identical error messages): per octave k the
+// (apply_glare; identical error messages): per octave k the
 // blur plan (plan_blur(method, sigma_k)) and the weight strength 2^-k / sum_j 2^-j, in the float
 // that the accumulation multiplies by. Octaves with sigma_k > 1000 are dropped; none at all
 // means the effect is off (strength 0, or radius * max(width, height) < 0.5).

@@ -1,10 +1,10 @@
 // TMQI, FSITM and colour fidelity on the GPU (where the studio needs a score live at 4K): the
 // same definitions, inputs, checks and bad-pixel policy as the CPU
-// reference (tonekit/quality.hpp, src/quality/), the same TmqiScore, FsitmScore and
+// reference (tonekit/quality.hpp, src/cpu/quality/), the same TmqiScore, FsitmScore and
 // ColourFidelity. TMQI's local statistics run in float64 as on the CPU; FSITM's log-Gabor
 // responses through cuFFT in float64 (D2Z/Z2D), loaded at run time like the blur's (no link-time
 // dependency on libcufft); colour fidelity from the CPU's own per-pixel text
-// (src/quality/colour_maths.hpp) in float64, its 95th percentile by a radix sort (the CPU's
+// (src/cpu/quality/colour_maths.hpp) in float64, its 95th percentile by a radix sort (the CPU's
 // element exactly). Differences from the CPU and their reasons: tests/gpu/test_gpu_quality.cpp;
 // speed: docs/performance.md.
 //

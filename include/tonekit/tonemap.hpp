@@ -74,8 +74,8 @@ int cuda_device_count();
 // Device memory in use and in total on this thread's CUDA device (cudaMemGetInfo); false when
 // no device can be asked (a build without CUDA, no device, or the call failed). No allocation.
 bool cuda_memory_info(std::size_t* used, std::size_t* total);
-// The CUDA device on which this thread's tone_map calls with the cuda backend (and
-// cuda_apply_glare) run; each device keeps its own cached pipeline (`map --devices` maps on one
+// The CUDA device on which this thread's tone_map calls with the cuda backend (and the other
+// host entries on Backend::cuda) run; each device keeps its own cached pipeline (`map --devices` maps on one
 // thread per device). Default: the runtime's current device (0).
 Status use_cuda_device(int device);
 

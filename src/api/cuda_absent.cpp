@@ -1,7 +1,6 @@
 // The CUDA entry points of a build without CUDA (-DTONEKIT_CUDA=OFF or no nvcc).
 #include "api/cuda_entry.hpp"
 #include "tonekit/device_frames.hpp"
-#include "tonekit/glare_cuda.hpp"
 
 namespace tonekit {
 namespace {
@@ -32,10 +31,9 @@ Status tone_map_host(const ImageView&, const Params&, OutputFormat, OutputImage&
 }
 
 Result<Image> blur_host(const Image&, const BlurPlan&) { return no_cuda_build(); }
+Status apply_glare_host(Image&, const GlareParams&) { return no_cuda_build(); }
 
 }  // namespace cuda_entry
-
-Status cuda_apply_glare(Image&, const GlareParams&) { return no_cuda_build(); }
 
 struct DeviceFrameMapper::Impl {};
 DeviceFrameMapper::DeviceFrameMapper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

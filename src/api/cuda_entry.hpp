@@ -50,4 +50,9 @@ Status tone_map_host(const ImageView& input, const Params& params, OutputFormat 
 // channels 0, dropped again).
 Result<Image> blur_host(const Image& in, const BlurPlan& plan);
 
+// apply_glare() of a host image on the device (Backend::cuda): the same parameters, checks and
+// errors, any channel count apply_glare takes; upload, one GlareEngine, download; synchronises.
+// The image is written only after the last kernel, so a failure leaves it as it was.
+Status apply_glare_host(Image& image, const GlareParams& params);
+
 }  // namespace tonekit::cuda_entry

@@ -8,7 +8,6 @@
 #include "tonekit/auto_params.hpp"
 #include "tonekit/auto_params_cuda.hpp"
 #include "tonekit/blur.hpp"
-#include "tonekit/glare_cuda.hpp"
 #include "tonekit/quality.hpp"
 #include "tonekit/quality_cuda.hpp"
 
@@ -71,7 +70,7 @@ Result<Image> blur(const Image& in, const BlurPlan& plan, Backend backend, Backe
 Status apply_glare(Image& image, const GlareParams& params, Backend backend, Backend* ran_on) {
   // The GPU writes the image back only after its last kernel, so a failure leaves it as it was.
   return api::run_on_backend<Status>(
-      backend, ran_on, [&] { return cuda_apply_glare(image, params); }, [&] { return apply_glare(image, params); });
+      backend, ran_on, [&] { return cuda_entry::apply_glare_host(image, params); }, [&] { return apply_glare(image, params); });
 }
 
 Result<quality::QualityReport> quality::assess(const Image& hdr, const OutputImage& ldr, Backend backend,

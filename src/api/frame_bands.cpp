@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "blur/glare_pyramid.hpp"
+#include "cpu/blur/glare_pyramid.hpp"
 #include "core/local_settings.hpp"
 #include "tonekit/multi_gpu.hpp"
 

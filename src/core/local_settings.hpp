@@ -118,7 +118,7 @@ struct LocalSettings {
   double phi_term = 46.08;  // 2^phi * alpha (Eq 4.5)
   double epsilon = 0.05;    // |V| < epsilon (Eq 4.6)
   int scales = 8;           // pyramid levels 1..8 (thesis 7.5: fewer levels, faster, less detail)
-  int sat_algorithm = 0;    // reinhard-sat: table algorithm id (src/sat/sat_table.hpp SatAlgorithm)
+  int sat_algorithm = 0;    // reinhard-sat: table algorithm id (src/cpu/sat/sat_table.hpp SatAlgorithm)
   // drago-local (Qian 2013 Eq 3-4 with the local L_wa of Eq 7-8)
   int window = 7;           // n of the n x n pixel-centred average, odd
   double exposure = 1.0;    // e

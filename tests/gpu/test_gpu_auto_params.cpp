@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "gpu/gpu_test_support.hpp"
-#include "quality/auto_search.hpp"
+#include "cpu/quality/auto_search.hpp"
 #include "tonekit/auto_params.hpp"
 #include "tonekit/auto_params_cuda.hpp"
 #include "tonekit/quality.hpp"

@@ -24,7 +24,7 @@
 
 #include "gpu/gpu_test_support.hpp"
 #include "tonekit/blur.hpp"
-#include "blur/blur_math.hpp"
+#include "cpu/blur/blur_math.hpp"
 #include "cuda/blur/blur_kernels.hpp"
 #include "cuda/tuning.hpp"
 #include "tonekit/blur_cuda.hpp"

@@ -1,4 +1,4 @@
-// The device glare (GlareEngine, cuda_apply_glare) against the CPU reference apply_glare
+// The device glare (GlareEngine, cuda_entry::apply_glare_host) against the CPU reference apply_glare
 // on HDR scenes of a few lamps (1e3-1e4) on a 0.01-1 background, with NaN, +Inf,
 // -Inf and negative samples, at 1x1, 31x17, 257x129 and 1920x1080, 3 and 4 channels (and grey),
 // under the default stream and a user stream, over poisoned device memory; strength 0 is a
@@ -12,7 +12,7 @@
 // Non-finite samples must match exactly (the same class: NaN, +Inf, -Inf), and only the input's
 // own non-finite samples may be non-finite (a NaN never spreads through the blur).
 // Every test that needs a device GTEST_SKIPs with the reason without one; the validation tests
-// need none (cuda_apply_glare and GlareEngine::create check parameters before the device).
+// need none (cuda_entry::apply_glare_host and GlareEngine::create check parameters before the device).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -30,6 +30,7 @@
 
 #include "gpu/gpu_test_support.hpp"
 #include "tonekit/blur.hpp"
+#include "api/cuda_entry.hpp"
 #include "cuda/blur/glare_engine.hpp"
 
 using namespace tonekit;
@@ -457,12 +458,12 @@ TEST(GpuGlare, SurfaceSourceSameBytesAsLinear) {
 TEST(GpuGlare, HostStrengthZeroIsNoOpWithoutDevice) {
   Image img = lamp_scene(31, 17, 3, 61, true);
   const Image before = img;
-  ASSERT_TRUE(cuda_apply_glare(img, glare(0.0, 0.1)).ok());
+  ASSERT_TRUE(cuda_entry::apply_glare_host(img, glare(0.0, 0.1)).ok());
   EXPECT_EQ(std::memcmp(img.pixels.data(), before.pixels.data(), img.pixels.size() * sizeof(float)), 0);
 }
 
 // No device needed: every invalid parameter gives the CPU's status (code and message), through
-// cuda_apply_glare and GlareEngine::create, and so does an inconsistent image.
+// cuda_entry::apply_glare_host and GlareEngine::create, and so does an inconsistent image.
 TEST(GpuGlare, InvalidParametersGiveTheCpuErrors) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<GlareParams> bad = {glare(-1.0, 0.01), glare(11.0, 0.01), glare(nan, 0.01),       glare(1.0, -0.1),
@@ -472,7 +473,7 @@ TEST(GpuGlare, InvalidParametersGiveTheCpuErrors) {
   const Image img = lamp_scene(40, 30, 4, 71, false);
   for (const GlareParams& p : bad) {
     Image a = img, b = img;
-    const Status cpu = apply_glare(a, p), gpu = cuda_apply_glare(b, p);
+    const Status cpu = apply_glare(a, p), gpu = cuda_entry::apply_glare_host(b, p);
     ASSERT_FALSE(cpu.ok());
     EXPECT_EQ(gpu.code(), cpu.code()) << cpu.message();
     EXPECT_EQ(gpu.message(), cpu.message());
@@ -483,7 +484,7 @@ TEST(GpuGlare, InvalidParametersGiveTheCpuErrors) {
   Image broken = img;
   broken.pixels.pop_back();
   Image broken_cpu = broken;
-  const Status cpu = apply_glare(broken_cpu, glare(1.0, 0.1)), gpu = cuda_apply_glare(broken, glare(1.0, 0.1));
+  const Status cpu = apply_glare(broken_cpu, glare(1.0, 0.1)), gpu = cuda_entry::apply_glare_host(broken, glare(1.0, 0.1));
   EXPECT_EQ(gpu.code(), StatusCode::invalid_argument);
   EXPECT_EQ(gpu.message(), cpu.message());
 }

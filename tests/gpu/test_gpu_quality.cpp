@@ -1,5 +1,5 @@
 // GpuQuality (TMQI, FSITM and colour fidelity on the device, include/tonekit/quality_cuda.hpp) against the CPU
-// reference (src/quality/) and issue 17's pinned validation values (awkward sizes,
+// reference (src/cpu/quality/) and issue 17's pinned validation values (awkward sizes,
 // a user stream, strided device rows, poisoned memory, bad pixels, size errors).
 // Tolerances and their reasons:
 //  - TMQI Q, S and the per-scale S: 1e-9 relative. The luminance planes, the stretch, the pyramid
@@ -20,7 +20,7 @@
 //    zero can flip: none but a handful on textured images. Large flat areas (clipped whites)
 //    would flip at random on either backend (their responses are rounding noise): not used here.
 //  - colour fidelity's CIEDE2000 mean and 95th percentile and the mean hue shift: 1e-9 (1 + |cpu|).
-//    The per-pixel maths is one text (src/quality/colour_maths.hpp) on the same inputs (the
+//    The per-pixel maths is one text (src/cpu/quality/colour_maths.hpp) on the same inputs (the
 //    sanitised floats, the CPU's own decode table, the lightness match rounded as the CPU's with
 //    -fmad=false); what differs is atan2, sin, cos, exp and cbrt (CUDA's against libmvec's, each
 //    within a few ulp), which the CPU's own vectorised and scalar compilations of that text show

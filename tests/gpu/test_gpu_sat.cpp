@@ -20,8 +20,8 @@
 
 #include "gpu/gpu_test_support.hpp"
 #include "cuda/local/sat_gpu.hpp"
-#include "sat/box_query.hpp"
-#include "sat/sat_table.hpp"
+#include "cpu/sat/box_query.hpp"
+#include "cpu/sat/sat_table.hpp"
 
 using namespace tonekit;
 

@@ -7,8 +7,9 @@ Rules (the tables below are the document's):
   examples/X includes only include/ and examples/X;
   bench/     includes only include/, bench/ and the one internal set, BENCH_INTERNAL (reached
              through the CMake target tonekit_internal_for_bench);
-  src/F      includes only include/, src/F and the src folders LAYERS lists under F;
-  and the src folders' include graph has no cycle.
+  src/F      includes only include/, src/F and the src layers LAYERS lists under F (a layer is
+             the longest folder of the table that holds the file: src/cuda/interop is cuda);
+  and the src layers' include graph has no cycle.
 tests/ may include anything and is not scanned.
 
 An include is resolved as the compiler does for quotes: beside the including file first, then
@@ -22,19 +23,20 @@ import os
 import re
 import sys
 
-# src folder -> the src folders it may include besides itself, lowest layer first. Each folder's
-# list holds only folders listed before it, so the table is a partial order (no cycle).
+# src layer -> the src layers it may include besides itself, lowest layer first. Each layer's
+# list holds only layers listed before it, so the table is a partial order (no cycle). A layer is
+# a folder under src/; a file belongs to the longest one that holds it (src/cpu/blur/x.cpp to
+# cpu/blur, src/cpu/local/x.cpp to cpu).
 LAYERS = {
     "core": [],
-    "sat": ["core"],
-    "cpu": ["core", "sat"],
-    "blur": ["core", "sat", "cpu"],
-    "quality": ["core", "sat", "cpu"],
-    "synth": ["core", "sat", "cpu"],
+    "cpu/sat": ["core"],
+    "cpu": ["core", "cpu/sat"],
+    "cpu/blur": ["core", "cpu/sat", "cpu"],
+    "cpu/quality": ["core", "cpu/sat", "cpu"],
+    "cpu/synth": ["core", "cpu/sat", "cpu"],
     "io": [],
-    "api": ["core", "sat", "cpu", "blur", "quality", "synth"],
-    "cuda": ["core", "sat", "cpu", "blur", "quality", "synth", "api"],
-    "interop": ["core", "sat", "cpu", "blur", "quality", "synth", "api", "cuda"],
+    "api": ["core", "cpu/sat", "cpu", "cpu/blur", "cpu/quality", "cpu/synth"],
+    "cuda": ["core", "cpu/sat", "cpu", "cpu/blur", "cpu/quality", "cpu/synth", "api"],
 }
 
 # The internal headers the benchmarks may include (each times an internal variant or codec
@@ -45,7 +47,7 @@ BENCH_INTERNAL = {
     "src/cuda/local/sat_gpu.hpp",
     "src/cuda/tuning.hpp",
     "src/io/png_encoding.hpp",
-    "src/sat/sat_table.hpp",
+    "src/cpu/sat/sat_table.hpp",
 }
 
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cuh", ".cu", ".inl")
@@ -72,7 +74,10 @@ def area_of(rel):
     ('bench',), ('tests',) or ('other',)."""
     parts = rel.split("/")
     if parts[0] == "src" and len(parts) > 2:
-        return ("src", parts[1])
+        folder = "/".join(parts[1:-1])
+        while folder not in LAYERS and "/" in folder:
+            folder = folder.rsplit("/", 1)[0]
+        return ("src", folder)
     if parts[0] == "examples" and len(parts) > 2:
         return ("examples", parts[1])
     if parts[0] in ("include", "apps", "bench", "tests"):

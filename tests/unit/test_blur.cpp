@@ -1,4 +1,4 @@
-// Blur library (src/blur): registry and parameter resolution, normalisation (a constant stays
+// Blur library (src/cpu/blur): registry and parameter resolution, normalisation (a constant stays
 // constant, an interior impulse keeps its energy), impulse-response symmetry, awkward sizes,
 // the any-kernel methods against each other, and every method against the exact Gaussian of the
 // target sigma within a stated tolerance.
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "blur/blur_math.hpp"
-#include "blur/glare_pyramid.hpp"
-#include "blur/methods.hpp"
+#include "cpu/blur/blur_math.hpp"
+#include "cpu/blur/glare_pyramid.hpp"
+#include "cpu/blur/methods.hpp"
 #include "tonekit/blur.hpp"
 
 using namespace tonekit;

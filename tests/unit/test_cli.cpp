@@ -313,7 +313,7 @@ TEST_F(Cli, MapDevices) {
   }
 }
 
-// The glare runs on the mapping's backend (cuda_apply_glare for --backend cuda): without a
+// The glare runs on the mapping's backend (apply_glare on Backend::cuda for --backend cuda): without a
 // device, one clear error and no output, as for any cuda run; with one, it agrees with the CPU.
 TEST_F(Cli, CudaBackendGlare) {
   const std::string args = " --glare 0.5 --glare-radius 0.05 --op linear --set normalize=0 --set exposure=1e-4";

@@ -12,8 +12,8 @@
 #include "core/half.hpp"
 #include "core/local_settings.hpp"
 #include "cpu/local/local_tone_map.hpp"
-#include "sat/box_query.hpp"
-#include "sat/sat_table.hpp"
+#include "cpu/sat/box_query.hpp"
+#include "cpu/sat/sat_table.hpp"
 #include "tonekit/tonemap.hpp"
 
 using namespace tonekit;

@@ -1,4 +1,4 @@
-// Automatic parameters (src/quality/auto_params.cpp): the search never scores worse than where
+// Automatic parameters (src/cpu/quality/auto_params.cpp): the search never scores worse than where
 // it started, moves only registered own parameters inside their ranges, and keeps its time budget
 // (4K included: it works on a proxy).
 #include <gtest/gtest.h>

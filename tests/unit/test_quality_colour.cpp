@@ -1,5 +1,5 @@
 // CIEDE2000 on the 34 pairs of Sharma, Wu & Dalal (Color Res. Appl. 30(1), 2005, Table 1), and
-// the colour-fidelity measure built on it (src/quality/colour_fidelity.cpp).
+// the colour-fidelity measure built on it (src/cpu/quality/colour_fidelity.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "quality/colour_batch.hpp"
-#include "quality/colour_maths.hpp"
+#include "cpu/quality/colour_batch.hpp"
+#include "cpu/quality/colour_maths.hpp"
 #include "tonekit/quality.hpp"
 #include "unit/colour_fixtures.hpp"
 
@@ -29,7 +29,7 @@ TEST(QualityColour, Ciede2000MatchesSharmaPairs) {
   }
 }
 
-// The vectorised runs colour_fidelity uses (src/quality/colour_batch.cpp, fast-math and libmvec)
+// The vectorised runs colour_fidelity uses (src/cpu/quality/colour_batch.cpp, fast-math and libmvec)
 // against the scalar reference: the Sharma pairs (their opposite-hue pairs 13-14 included), then
 // random colours (neutral ones included), L*a*b* of random RGB, and the hue angle against two
 // atan2s. Random exact opposites of hue are left out: CIEDE2000's mean hue jumps by 180 degrees

@@ -1,4 +1,4 @@
-// FSITM (src/quality/fsitm.cpp): issue 17's validation value on the red channel, and the
+// FSITM (src/cpu/quality/fsitm.cpp): issue 17's validation value on the red channel, and the
 // properties that follow from comparing phase signs.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// PU21 (src/quality/pu21.cpp): the published values of the banding_glare encoding, and PSNR/SSIM
+// PU21 (src/cpu/quality/pu21.cpp): the published values of the banding_glare encoding, and PSNR/SSIM
 // on PU values for HDR and display image pairs.
 #include <gtest/gtest.h>
 

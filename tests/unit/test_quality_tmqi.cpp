@@ -1,4 +1,4 @@
-// TMQI (src/quality/tmqi.cpp): issue 17's validation vector to 1e-6, and the properties the
+// TMQI (src/cpu/quality/tmqi.cpp): issue 17's validation vector to 1e-6, and the properties the
 // issue asks for (identical structure, constant LDR, N from the LDR only, HDR scale invariance,
 // the minimum size).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Summed-area tables (src/sat): the float64 reference table against brute-force box sums on
+// Summed-area tables (src/cpu/sat): the float64 reference table against brute-force box sums on
 // awkward sizes, edge-replicated boxes, and the float32 precision strategy (tile-relative
 // compensated tables) against float64 box means at 7680x4320.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "sat/box_query.hpp"
-#include "sat/sat_table.hpp"
+#include "cpu/sat/box_query.hpp"
+#include "cpu/sat/sat_table.hpp"
 
 using namespace tonekit;
 

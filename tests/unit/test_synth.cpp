@@ -1,4 +1,4 @@
-// Procedural scenes (src/synth): registry, size limits, determinism, finite non-negative
+// Procedural scenes (src/cpu/synth): registry, size limits, determinism, finite non-negative
 // values at awkward sizes, the night-drive dynamic range and resolution independence.
 #include <gtest/gtest.h>
 

@@ -14,8 +14,8 @@
 
 #include "cpu/local/local_common.hpp"
 #include "cpu/local/local_tone_map.hpp"
-#include "sat/box_query.hpp"
-#include "sat/sat_table.hpp"
+#include "cpu/sat/box_query.hpp"
+#include "cpu/sat/sat_table.hpp"
 
 #define TK_LOCAL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 

@@ -1,7 +1,7 @@
 // BlurEngine (include/tonekit/blur_cuda.hpp): resolve the plan into device scratch and weights
 // once (create), then run each frame as a fixed sequence of launches (the dispatch layer).
 // Border semantics follow the CPU reference exactly (blur_impl::clamped_border_padding,
-// src/blur/methods.hpp): single-pass methods clamp on their own; pyramids, repeated boxes and diffusion
+// src/cpu/blur/methods.hpp): single-pass methods clamp on their own; pyramids, repeated boxes and diffusion
 // run on the plane padded by blur_impl::clamped_border_padding(plan) replicated pixels, then crop;
 // spreading pads by its radius.
 #include <cuda_runtime.h>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "api/cuda_entry.hpp"
-#include "blur/methods.hpp"
+#include "cpu/blur/methods.hpp"
 #include "cuda/blur/blur_kernels.hpp"
 #include "cuda/blur/fft_blur.hpp"
 #include "cuda/check.hpp"

@@ -1,14 +1,14 @@
 // FFT convolution with cuFFT: replicated-edge padding and deinterleaving into C real planes in
 // one kernel, a batched R2C transform, the product with the kernel's spectrum, a batched C2R,
 // crop and interleave in one kernel. Same padded size and kernel placement as the CPU's FFTW
-// path (src/blur/fft.cpp): centre at (0, 0), negative offsets wrapped, correlation.
+// path (src/cpu/blur/fft.cpp): centre at (0, 0), negative offsets wrapped, correlation.
 #include "cuda/blur/fft_blur.hpp"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "blur/blur_math.hpp"
+#include "cpu/blur/blur_math.hpp"
 #include "cuda/blur/pixel.cuh"
 #include "cuda/check.hpp"
 #include "cuda/cufft_api.hpp"

@@ -12,7 +12,6 @@
 #include <memory>
 
 #include "tonekit/blur.hpp"
-#include "tonekit/glare_cuda.hpp"
 #include "tonekit/image.hpp"
 #include "tonekit/status.hpp"
 

@@ -1,4 +1,4 @@
-// GlareEngine (cuda/blur/glare_engine.hpp): apply_glare (src/blur/glare.cpp) on the device.
+// GlareEngine (cuda/blur/glare_engine.hpp): apply_glare (src/cpu/blur/glare.cpp) on the device.
 // One frame is a fixed sequence of launches on one stream, with no host synchronisation:
 //   1. row_log_sum_kernel: each own row's double sum of log(1e-6 + L), in a fixed order;
 //      (a frame part: the rows gathered from the other parts, StatsExchange::gather_rows);
@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "blur/blur_math.hpp"
-#include "blur/glare_pyramid.hpp"
-#include "blur/methods.hpp"
+#include "cpu/blur/blur_math.hpp"
+#include "cpu/blur/glare_pyramid.hpp"
+#include "cpu/blur/methods.hpp"
 #include "cuda/blur/blur_kernels.hpp"
 #include "cuda/blur/pixel.cuh"
 #include "cuda/check.hpp"
@@ -35,6 +35,7 @@
 #include "cuda/pdl.cuh"
 #include "tonekit/blur_cuda.hpp"
 #include "tonekit/tone_mapper.hpp"
+#include "api/cuda_entry.hpp"
 #include "cuda/blur/glare_engine.hpp"
 
 namespace tonekit {
@@ -532,7 +533,7 @@ dim3 grid_32x8(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 // create()'s frame: at least one pixel (apply_glare lets an empty image through as a no-op;
-// cuda_apply_glare does too, before it gets here), at most kMaxImagePixels.
+// cuda_entry::apply_glare_host does too, before it gets here), at most kMaxImagePixels.
 Status check_frame(int width, int height, int channels) {
   if (width <= 0 || height <= 0 || static_cast<std::int64_t>(width) * height > kMaxImagePixels)
     return invalid_argument("glare: image size " + std::to_string(width) + "x" + std::to_string(height) +
@@ -908,7 +909,7 @@ Status GlareEngine::read_key(GlareKey& key, CUstream_st* stream) const {
 const GlareEngineConfig& GlareEngine::config() const { return impl_->cfg; }
 std::size_t GlareEngine::scratch_bytes() const { return impl_->total_bytes(); }
 
-Status cuda_apply_glare(Image& image, const GlareParams& params) {
+Status cuda_entry::apply_glare_host(Image& image, const GlareParams& params) {
   // apply_glare's checks (plan_glare), so that every error reads the same; the effect off
   // (strength 0, tiny radius) is a no-op that needs no device, as on the CPU.
   Result<std::vector<GlareOctave>> octaves = plan_glare(params, image);

@@ -1,12 +1,12 @@
 // Multi-pass blur kernels: pyramid analysis / synthesis (Ernst 2013 section 3.5; Kraus &
 // Strengert 2007), box filters by running sums and by summed-area tables (Kovesi 2009, section
 // 3.8), explicit heat diffusion (section 3.9) and polynomial spreading (Kosloff 2011, section
-// 3.6.2). Each kernel evaluates its sums in the order of the CPU reference (src/blur), so the two
+// 3.6.2). Each kernel evaluates its sums in the order of the CPU reference (src/cpu/blur), so the two
 // backends differ by float rounding (FMA contraction) alone.
 #include "cuda/blur/blur_kernels.hpp"
 #include "cuda/blur/pixel.cuh"
 #include "cuda/check.hpp"
-#include "sat/box_query.hpp"
+#include "cpu/sat/box_query.hpp"
 
 namespace tonekit::gpu_blur {
 namespace {

@@ -9,7 +9,7 @@
 #include "core/local_settings.hpp"
 #include "cuda/pipeline.hpp"
 #include "cuda/tuning.hpp"
-#include "sat/box_query.hpp"
+#include "cpu/sat/box_query.hpp"
 
 namespace tonekit::cuda_local {
 

@@ -17,7 +17,7 @@
 
 #include <cstddef>
 
-#include "sat/sat_table.hpp"
+#include "cpu/sat/sat_table.hpp"
 #include "tonekit/status.hpp"
 
 namespace tonekit::cuda_local {

@@ -8,7 +8,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/local/sat_gpu.hpp"
-#include "sat/box_query.hpp"
+#include "cpu/sat/box_query.hpp"
 
 namespace tonekit::cuda_local {
 namespace {

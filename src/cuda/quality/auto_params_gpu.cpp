@@ -7,11 +7,11 @@
 // The colour penalty (mean CIEDE2000) ran on the CPU on a downloaded render, on a worker thread
 // while the GPU scored TMQI and FSITM; on an H200 it was then what the search waited for (212 of
 // drago's 260 ms at 4K, docs/performance.md), so it runs on the device now, from the CPU's own
-// per-pixel text (src/quality/colour_maths.hpp, src/cuda/quality/colour_gpu.cu).
+// per-pixel text (src/cpu/quality/colour_maths.hpp, src/cuda/quality/colour_gpu.cu).
 #include <cuda_runtime.h>
 
 #include "cuda/check.hpp"
-#include "quality/auto_search.hpp"
+#include "cpu/quality/auto_search.hpp"
 #include "tonekit/auto_params_cuda.hpp"
 #include "tonekit/quality.hpp"
 #include "tonekit/quality_cuda.hpp"

@@ -1,5 +1,5 @@
 // Colour fidelity on the GPU (issue 17; the CPU's is quality::colour_fidelity,
-// src/quality/colour_fidelity.cpp): one thread a pixel runs quality/colour_maths.hpp's
+// src/cpu/quality/colour_fidelity.cpp): one thread a pixel runs quality/colour_maths.hpp's
 // colour_terms, the text the CPU's vectorised runs inline, on the same inputs: the HDR through
 // the bad-pixel policy (core::sanitise_channel, kept by set_reference as float RGB, which is
 // exact), the display codes through the CPU's own decode table (shown_linear_table, computed on
@@ -27,7 +27,7 @@
 #include "core/colour.hpp"
 #include "cuda/check.hpp"
 #include "cuda/quality/quality_gpu.hpp"
-#include "quality/colour_maths.hpp"
+#include "cpu/quality/colour_maths.hpp"
 
 namespace tonekit::quality::gpu {
 namespace {

@@ -1,4 +1,4 @@
-// FSITM on the device (Nafchi et al., IEEE SPL 2015; the CPU reference is src/quality/fsitm.cpp
+// FSITM on the device (Nafchi et al., IEEE SPL 2015; the CPU reference is src/cpu/quality/fsitm.cpp
 // over phase_congruency.cpp, whose header comments give the definitions). Per plane: one D2Z
 // transform (shared by both banks when their input is the same plane: the LDR side), then per bank
 // one kernel forms the three Hermitian products (the even filter summed over orientations, and
@@ -16,8 +16,8 @@
 #include "cuda/check.hpp"
 #include "cuda/cufft_api.hpp"
 #include "cuda/quality/quality_gpu.hpp"
-#include "quality/fsitm_reference.hpp"
-#include "quality/log_gabor.hpp"
+#include "cpu/quality/fsitm_reference.hpp"
+#include "cpu/quality/log_gabor.hpp"
 
 namespace tonekit::quality::gpu {
 

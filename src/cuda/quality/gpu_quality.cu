@@ -10,7 +10,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/quality/quality_gpu.hpp"
-#include "quality/planes.hpp"
+#include "cpu/quality/planes.hpp"
 #include "tonekit/quality_cuda.hpp"
 
 namespace tonekit::quality {

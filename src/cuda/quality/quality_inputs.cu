@@ -1,5 +1,5 @@
 // The metrics' float64 input planes from interleaved device images, one thread a pixel: the
-// luminance and the channels as src/quality/planes.cpp makes them on the CPU, bit for bit (the
+// luminance and the channels as src/cpu/quality/planes.cpp makes them on the CPU, bit for bit (the
 // BT.709 sum spelled without fused multiply-adds, in the CPU's order; the HDR through
 // core::sanitise_channel: NaN and negatives 0, +Inf 65504).
 #include <cstdint>

@@ -1,5 +1,5 @@
 // TMQI on the device (Yeganeh & Wang, IEEE TIP 2013; the definitions and conventions of the CPU
-// reference, src/quality/tmqi.cpp, whose header lists them). Float64 throughout, as the CPU: the
+// reference, src/cpu/quality/tmqi.cpp, whose header lists them). Float64 throughout, as the CPU: the
 // H100's FP64 rate makes that cheap (docs/performance.md), and the one-pass statistics
 // E[x^2] - E[x]^2 of a luminance stretched to 2^32 need it.
 // Per scale two thin kernels: the horizontal pass of the 11-tap window writes the five moments
@@ -11,7 +11,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/quality/quality_gpu.hpp"
-#include "quality/tmqi_model.hpp"
+#include "cpu/quality/tmqi_model.hpp"
 
 namespace tonekit::quality::gpu {
 namespace {

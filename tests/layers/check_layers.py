@@ -4,6 +4,7 @@
 Rules (the tables below are the document's):
   include/   includes only include/ (the public headers are self-contained);
   apps/      includes only include/ and apps/;
+  python/    (the Python module's bindings) includes only include/ and python/, as apps/ do;
   examples/X includes only include/ and examples/X;
   bench/     includes only include/, bench/ and the one internal set, BENCH_INTERNAL (reached
              through the CMake target tonekit_internal_for_bench);
@@ -51,7 +52,7 @@ BENCH_INTERNAL = {
 }
 
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cuh", ".cu", ".inl")
-SCANNED = ("include", "src", "apps", "examples", "bench")
+SCANNED = ("include", "src", "apps", "examples", "bench", "python")
 INCLUDE_ROOTS = ("include", "src", "apps")
 GENERATED = {"tonekit/version.hpp"}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
@@ -80,7 +81,7 @@ def area_of(rel):
         return ("src", folder)
     if parts[0] == "examples" and len(parts) > 2:
         return ("examples", parts[1])
-    if parts[0] in ("include", "apps", "bench", "tests"):
+    if parts[0] in ("include", "apps", "bench", "tests", "python"):
         return (parts[0],)
     return ("other",)
 
@@ -104,6 +105,8 @@ def allowed(src_area, target_rel):
         return "a public header includes only include/"
     if kind == "apps":
         return None if dst == ("apps",) else "apps/ includes only include/ and apps/"
+    if kind == "python":
+        return None if dst == ("python",) else "python/ includes only include/ and python/"
     if kind == "examples":
         return None if dst == src_area else f"examples/{src_area[1]} includes only include/ and its own folder"
     if kind == "bench":

@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -15,7 +16,9 @@
 
 #include "bindings.hpp"
 #include "tonekit/blur.hpp"
+#if TONEKIT_PYTHON_IO
 #include "tonekit/io.hpp"
+#endif
 #include "tonekit/operators.hpp"
 #include "tonekit/quality.hpp"
 #include "tonekit/synth.hpp"
@@ -127,7 +130,7 @@ HostImage host_image(const py::handle& object, const char* who) {
   const bool rows_ok = a.strides(0) >= item * channels * a.shape(1) && a.strides(0) % item == 0;
   const bool aligned = reinterpret_cast<std::uintptr_t>(a.data()) % static_cast<std::uintptr_t>(item) == 0;
   if (is_float16(dt) && channels == 3) {
-    a = py::array(a.attr("astype")("float32"));
+    a = py::array(a.attr("astype")("float32", py::arg("order") = "C"));  // 'K' would keep a Fortran order
     h.copied = true;
   } else if (!(packed_pixels && rows_ok && aligned)) {
     a = py::module_::import("numpy").attr("ascontiguousarray")(a);
@@ -229,6 +232,7 @@ py::array map_host(const py::handle& input, const std::string& op, const std::st
   return adopt(std::move(out), data, t, h, w, c);
 }
 
+#if TONEKIT_PYTHON_IO
 py::array read_image(const std::string& path) {
   auto image = std::make_unique<Image>();
   {
@@ -266,6 +270,12 @@ void write_image(const std::string& path, const py::handle& array, int bits, int
   else if (kind == io::OutputKind::hdr) check(io::write_hdr(path, image));
   else check(io::write_pfm(path, image));
 }
+#else
+// A build without image I/O (TONEKIT_IO=OFF, GPU hosts without the codecs' libraries).
+Status no_io() { return unsupported("this build of tonekit has no image I/O (configured with TONEKIT_IO=OFF)"); }
+py::array read_image(const std::string&) { raise(no_io()); }
+void write_image(const std::string&, const py::handle&, int, int, int) { raise(no_io()); }
+#endif
 
 py::dict quality_scores(const py::handle& hdr, const py::handle& ldr, const std::string& backend_text) {
   const Backend backend = take(parse_backend(backend_text));
@@ -450,7 +460,25 @@ PYBIND11_MODULE(_tonekit, m) {
     return tp::params_from(op, settings).values();
   });
   m.def("map_host", &tp::map_host);
+  // The benchmark's C++ figure (bench/python_bench.py): tone_map on the same host view, `repeats`
+  // calls with the output buffer reused as a C++ caller would, seconds per call.
+  m.def("_time_host_api", [](const py::handle& a, const std::string& op, const std::string& backend, int repeats) {
+    tp::HostImage in = tp::host_image(a, "tonekit.map");
+    const tonekit::Params params = tp::params_from(op, py::dict());
+    const tonekit::Backend b = tp::take(tonekit::parse_backend(backend));
+    tonekit::OutputImage out;
+    std::vector<double> seconds;
+    py::gil_scoped_release unlocked;
+    for (int i = 0; i < repeats; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      tp::check(tonekit::tone_map(in.view, params, {tonekit::PixelType::u8, in.view.channels}, b, out));
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return seconds;
+  });
   m.def("read", &tp::read_image);
+  // Tests: whether map_host would read this array where it lies (false) or copy it first (true).
+  m.def("_input_is_copied", [](const py::handle& a) { return tp::host_image(a, "tonekit.map").copied; });
   m.def("write", &tp::write_image);
   m.def("quality", &tp::quality_scores);
   m.def("synth", &tp::synth_scene);
@@ -462,6 +490,10 @@ PYBIND11_MODULE(_tonekit, m) {
   m.def("cuda_available", [] {
     py::gil_scoped_release unlocked;
     return tonekit::cuda_available();
+  });
+  m.def("use_cuda_device", [](int device) {
+    py::gil_scoped_release unlocked;
+    tp::check(tonekit::use_cuda_device(device));
   });
   m.def("cuda_device_count", [] {
     py::gil_scoped_release unlocked;

@@ -84,9 +84,12 @@ def backend_for(backend: str = "auto") -> str:
 def _dtype_name(dtype) -> str:
     text = str(dtype).replace("torch.", "")
     try:
-        name = _np.dtype(text).name
+        name = _np.dtype(dtype).name
     except TypeError:
-        name = text
+        try:
+            name = _np.dtype(text).name
+        except TypeError:
+            name = text
     if name not in _OUTPUT_DTYPES:
         raise InvalidArgument(f"unknown output dtype '{text}' (known: {', '.join(_OUTPUT_DTYPES)})")
     return name

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""The Python package's costs (issue 35), each figure printed beside the CPU model or GPU name:
+
+  host    tonekit.map on a NumPy 4K float RGB image (reinhard, cpu backend) against the C++ host API
+          (tone_map on the same view, output buffer reused) in the same process, calls alternating;
+          overhead = median(Python) / median(C++) - 1.
+  gpu     a 4K half RGBA PyTorch tensor (and CuPy when installed): tonekit.map per frame end to end
+          in Python (N calls on the current stream, then one synchronise), the C++ ToneMapper loop
+          on the same tensors in the same run, and the obvious PyTorch version (bench/peer_torch.py).
+  dask    tonekit.dask.map_files over LocalClusters of 1, 2, 4, 8 worker processes on the same
+          files (EXRs made with tonekit.synth when the folder is empty): images/s, scaling
+          efficiency (rate_n / (n rate_1)), and the same batch with one worker killed mid-run.
+
+Usage: PYTHONPATH=build/python python3 bench/python_bench.py [host] [gpu] [dask]
+         [--size 3840x2160] [--files 200] [--workers 1,2,4,8] [--dask-size 3840x2160] [--dir DIR]
+Prints one line per figure: `python-bench,<name>,<value>,<unit>,<machine>`, then a summary.
+"""
+import argparse
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+import tonekit
+
+
+def cpu_model():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return f"{line.split(':', 1)[1].strip()} ({os.cpu_count()} CPUs)"
+    except OSError:
+        pass
+    return f"{platform.processor() or 'unknown CPU'} ({os.cpu_count()} CPUs)"
+
+
+def gpu_name():
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_name(0)
+    except ImportError:
+        pass
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                              text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        return "no GPU"
+
+
+RESULTS = []
+
+
+def report(name, value, unit, machine):
+    RESULTS.append((name, value, unit, machine))
+    print(f"python-bench,{name},{value:.6g},{unit},{machine}", flush=True)
+
+
+def parse_size(text):
+    w, h = text.lower().split("x")
+    return int(w), int(h)
+
+
+# ---- host ----
+
+def bench_host(width, height, pairs=15):
+    machine = cpu_model()
+    img = tonekit.synth("night-drive", width, height)
+    tonekit.map(img, "reinhard", "cpu")  # warm-up: workers, page faults of the first output
+    cpp, py = [], []
+    for _ in range(pairs):
+        cpp.append(tonekit._native._time_host_api(img, "reinhard", "cpu", 2)[-1])  # 2nd call: buffer reused
+        t0 = time.perf_counter()
+        tonekit.map(img, "reinhard", "cpu")
+        py.append(time.perf_counter() - t0)
+    c, p = statistics.median(cpp), statistics.median(py)
+    report(f"host_{width}x{height}_reinhard_cpp_ms", 1e3 * c, "ms", machine)
+    report(f"host_{width}x{height}_reinhard_python_ms", 1e3 * p, "ms", machine)
+    report("host_python_overhead", 100 * (p / c - 1), "%", machine)
+
+
+# ---- gpu ----
+
+def time_loop(fn, frames, sync):
+    fn()
+    sync()
+    best = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(frames):
+            fn()
+        sync()
+        best.append((time.perf_counter() - t0) / frames)
+    return statistics.median(best)
+
+
+def bench_gpu(width, height, frames=500):
+    if not tonekit.cuda_available():
+        print("python-bench: gpu: skipped (no CUDA device or no CUDA in this build)")
+        return
+    try:
+        import torch
+    except ImportError:
+        print("python-bench: gpu: skipped (PyTorch is not installed)")
+        return
+    machine = gpu_name()
+    x = (torch.rand((height, width, 4), device="cuda") * 8).half()
+    x[..., 3] = 1
+    sync = torch.cuda.synchronize
+    py = time_loop(lambda: tonekit.map(x, "reinhard", dither=0), frames, sync)
+    out = torch.empty((height, width, 4), dtype=torch.uint8, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    cpp = statistics.median(tonekit._native._time_device_api(
+        x.data_ptr(), height, width, 4, width * 8, "float16", x.device.index, out.data_ptr(), width * 4, "uint8", 4,
+        stream, "reinhard", {"dither": 0}, frames) for _ in range(5))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from peer_torch import tone_map as torch_tone_map
+    peer = time_loop(lambda: torch_tone_map(x, "reinhard"), frames // 5, sync)
+    tag = f"gpu_{width}x{height}_half_rgba_reinhard"
+    report(f"{tag}_python_ms", 1e3 * py, "ms/frame", machine)
+    report(f"{tag}_cpp_loop_ms", 1e3 * cpp, "ms/frame", machine)
+    report(f"{tag}_python_overhead", 100 * (py / cpp - 1), "%", machine)
+    report(f"{tag}_pytorch_obvious_ms", 1e3 * peer, "ms/frame", machine)
+    report(f"{tag}_speedup_vs_pytorch", peer / py, "x", machine)
+    try:
+        import cupy
+        xc = cupy.asarray(x)
+        cp = time_loop(lambda: tonekit.map(xc, "reinhard", dither=0), frames, cupy.cuda.Device().synchronize)
+        report(f"{tag}_cupy_python_ms", 1e3 * cp, "ms/frame", machine)
+    except ImportError:
+        print("python-bench: gpu: CuPy is not installed (its figure skipped)")
+
+
+# ---- dask ----
+
+def make_inputs(folder, files, width, height):
+    os.makedirs(folder, exist_ok=True)
+    have = [n for n in os.listdir(folder) if n.endswith(".exr")]
+    if len(have) >= files:
+        return
+    scenes = tonekit.scenes()
+    base = {s: tonekit.synth(s, width, height) for s in scenes}
+    for i in range(files):
+        # Each file a different exposure of a scene, so no two outputs are the same bytes.
+        img = base[scenes[i % len(scenes)]] * np.float32(0.5 + i / files)
+        tonekit.write(os.path.join(folder, f"f{i:04d}.exr"), img)
+
+
+def bench_dask(folder, workers_list, backend, width):
+    from distributed import Client, LocalCluster
+    from tonekit.dask import map_files
+    machine = f"{cpu_model()}; backend {tonekit.backend_for(backend)}" + (
+        f" ({gpu_name()})" if tonekit.backend_for(backend) == "cuda" else "")
+    files = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".exr"))
+    rates = {}
+    for n in workers_list:
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                          host="127.0.0.1") as cluster, Client(cluster) as client:
+            with tempfile.TemporaryDirectory(dir=folder) as out:
+                # Warm-up: the workers import tonekit and start their backend.
+                map_files(files[:n], os.path.join(out, "w-{name}.png"), client=client, backend=backend,
+                          progress=False)
+                t0 = time.perf_counter()
+                table = map_files(files, os.path.join(out, "{name}.png"), client=client, backend=backend,
+                                  progress=False)
+                seconds = time.perf_counter() - t0
+                assert table.failed == 0, str(table)
+            rates[n] = len(files) / seconds
+            report(f"dask_{n}_workers_images_per_s", rates[n], "images/s", machine)
+            report(f"dask_{n}_workers_scaling_efficiency", 100 * rates[n] / (n * rates[workers_list[0]] /
+                                                                             workers_list[0]), "%", machine)
+            if n == max(workers_list) and n > 1:
+                # The same batch with one worker killed once a fifth of the outputs exist.
+                with tempfile.TemporaryDirectory(dir=folder) as out:
+                    victim = sorted(client.run(os.getpid).values())[0]
+
+                    def kill():
+                        while len(os.listdir(out)) < len(files) // 5:
+                            time.sleep(0.01)
+                        os.kill(victim, signal.SIGKILL)
+
+                    killer = threading.Thread(target=kill, daemon=True)
+                    killer.start()
+                    t0 = time.perf_counter()
+                    table = map_files(files, os.path.join(out, "{name}.png"), client=client, backend=backend,
+                                      progress=False)
+                    fault = time.perf_counter() - t0
+                    assert table.failed == 0 and len(os.listdir(out)) == len(files), str(table)
+                report(f"dask_{n}_workers_fault_run_overhead", 100 * (fault * rates[n] / len(files) - 1), "%", machine)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("parts", nargs="*", default=["host", "gpu", "dask"])
+    p.add_argument("--size", default="3840x2160")
+    p.add_argument("--files", type=int, default=200)
+    p.add_argument("--dask-size", default="3840x2160")
+    p.add_argument("--workers", default="1,2,4,8")
+    p.add_argument("--backend", default="auto")
+    p.add_argument("--dir", default=None, help="folder of the Dask inputs (made when empty; default: a temporary one)")
+    a = p.parse_args()
+    w, h = parse_size(a.size)
+    print(f"python-bench: tonekit {tonekit.__version__}, Python {platform.python_version()}, NumPy {np.__version__}; "
+          f"CPU {cpu_model()}; GPU {gpu_name()}")
+    if "host" in a.parts:
+        bench_host(w, h)
+    if "gpu" in a.parts:
+        bench_gpu(w, h)
+    if "dask" in a.parts:
+        dw, dh = parse_size(a.dask_size)
+        tmp = None
+        folder = a.dir
+        if folder is None:
+            tmp = tempfile.TemporaryDirectory(prefix="tonekit-dask-bench-")
+            folder = tmp.name
+        make_inputs(folder, a.files, dw, dh)
+        bench_dask(folder, [int(n) for n in a.workers.split(",")], a.backend, dw)
+        if tmp:
+            tmp.cleanup()
+    print("\nsummary:")
+    for name, value, unit, machine in RESULTS:
+        print(f"  {name:48} {value:10.4g} {unit:10} [{machine}]")
+
+
+if __name__ == "__main__":
+    main()

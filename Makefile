@@ -20,9 +20,13 @@ DEMO_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libj
                  libfftw3-dev libcpp-httplib-dev nlohmann-json3-dev pfstools pfstmo python3 python3-opencv ffmpeg
 # What the tests add: GoogleTest and Google Benchmark, clang and libFuzzer (make fuzz), the
 # browser test's chromium and node (its node modules: npm ci below), GL/EGL/Vulkan headers and
-# Xvfb for the renderer example and the interop tests.
+# Xvfb for the renderer example and the interop tests; the Python module's build (pybind11, the
+# headers) and its tests (NumPy, pytest, dask.distributed's LocalCluster), venv and setuptools for
+# the README's `pip install .`.
 TEST_PACKAGES := libgtest-dev libbenchmark-dev clang libclang-rt-14-dev chromium nodejs \
-                 libegl-dev libgl-dev libvulkan-dev xvfb
+                 libegl-dev libgl-dev libvulkan-dev xvfb \
+                 python3-dev python3-pybind11 python3-numpy python3-pytest python3-dask python3-distributed \
+                 python3-venv python3-setuptools
 
 .PHONY: demo test deps deps-demo build build-demo fuzz bench-cpu clean
 

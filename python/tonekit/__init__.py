@@ -135,7 +135,15 @@ def _check_layout(shape, strides, itemsize, who):
             and strides[0] >= itemsize * shape[2] * shape[1])
 
 
+_CUDA_PRESENT = []  # cuda_available(), asked once: the answer does not change within a process
+
+
 def _device_frame(image, stream, who) -> "_DeviceFrame":
+    if not _CUDA_PRESENT:
+        _CUDA_PRESENT.append(_native.cuda_available())
+    if not _CUDA_PRESENT[0]:
+        raise NoDevice(f"{who}: the image is in CUDA memory, but no CUDA device is available "
+                       "(no GPU, no driver, or this build of tonekit has no CUDA backend)")
     f = _DeviceFrame()
     f.family = _family(image)
     f.keep = None
@@ -209,7 +217,11 @@ def _device_output(f: "_DeviceFrame", dtype: str, channels: int):
         import torch
         out = torch.empty(shape, dtype=getattr(torch, dtype), device=f.source.device)
         if f.stream != torch.cuda.current_stream(f.source.device).cuda_stream:
-            out.record_stream(torch.cuda.ExternalStream(f.stream, device=f.source.device))
+            # The caching allocator frees in the current stream's order: the map runs on another
+            # one, so both the result and the input (perhaps a contiguous copy made here) wait for it.
+            other = torch.cuda.ExternalStream(f.stream, device=f.source.device)
+            out.record_stream(other)
+            f.source.record_stream(other)
         return out, out.data_ptr()
     if f.family == "cupy":
         import cupy

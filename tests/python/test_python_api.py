@@ -182,6 +182,19 @@ class Errors(unittest.TestCase):
         self.assertIsInstance(tonekit.NoDevice(message), RuntimeError)
         self.assertEqual(tonekit.backend_for("auto"), "cpu")
 
+    def test_gpu_arrays_without_a_gpu_are_no_device(self):
+        if tonekit.cuda_available():
+            self.skipTest("a GPU is present")
+        host = np.zeros((4, 4, 4), np.float16)
+
+        class CudaArray:  # what CuPy or Numba would hand over
+            __cuda_array_interface__ = {"shape": (4, 4, 4), "typestr": "<f2", "data": (host.ctypes.data, False),
+                                        "version": 3, "strides": None, "stream": 1}
+
+        for call in (lambda: tonekit.map(CudaArray()), lambda: tonekit.ToneMapper().map(CudaArray())):
+            message = self.assertOneLine(tonekit.NoDevice, call, "no CUDA device")
+            self.assertTrue(message.startswith(("tonekit.map:", "ToneMapper.map:")), message)
+
     def test_file_errors(self):
         d = temp_dir(self)
         garbage = os.path.join(d, "garbage.exr")

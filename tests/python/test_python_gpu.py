@@ -33,12 +33,18 @@ def scene(w, h, channels, dtype=np.float32):
 
 
 def assert_close_to_cpu(case, got, host_input, op="reinhard", **params):
-    """8-bit output within the GPU-vs-CPU tolerance of the CPU reference on the same pixels."""
+    """8-bit output within the GPU-vs-CPU tolerance of the CPU reference on the same pixels:
+    >= 99.99 % of samples equal; none more than 1 apart for global operators, and for local ones
+    at most 0.01 % (their rare ties at the epsilon threshold, tests/gpu's local tests explain
+    them)."""
     expected = tonekit.map(np.ascontiguousarray(host_input), op, "cpu", **params)
     got = np.asarray(got)
     case.assertEqual(got.shape, expected.shape)
     diff = np.abs(got.astype(np.int32) - expected.astype(np.int32))
-    case.assertLessEqual(int(diff.max()), 1, f"{op}: a sample more than one code from the CPU")
+    if tonekit.operator(op).locality == "global":
+        case.assertLessEqual(int(diff.max()), 1, f"{op}: a sample more than one code from the CPU")
+    else:
+        case.assertLessEqual(float((diff > 1).mean()), 1e-4, f"{op}: too many samples more than one code apart")
     case.assertGreaterEqual(float((diff == 0).mean()), 0.9999, f"{op}: fewer than 99.99 % equal")
 
 

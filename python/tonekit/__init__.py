@@ -274,7 +274,7 @@ def map(image, op: str = "reinhard", backend: str = "auto", *, dtype="uint8", ch
         ToneMapper on the caller's stream (the current PyTorch / CuPy stream, the interface's
         'stream', or `stream=`), asynchronously, with no host copy; float16 needs 4 channels. Returns
         the same family on the same device (a tonekit.DeviceBuffer, which exports both protocols,
-        for other producers).
+        for other producers). `backend` applies to host arrays: a CUDA array maps on its device.
     dtype: uint8 (default), uint16 (display-encoded: sRGB unless gamma is set) or float16/float32
       (linear display values in [0, 1], for HDR outputs). channels: 3 or 4 (default: the input's).
     glare, glare_threshold, glare_radius: as `tonekit map --glare` (host arrays only).

@@ -12,7 +12,7 @@ import unittest
 
 import tk_support  # noqa: F401
 import tonekit
-from tk_support import run_cli, temp_dir
+from tk_support import run_cli
 
 try:
     from distributed import Client, LocalCluster

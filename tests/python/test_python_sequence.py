@@ -7,7 +7,7 @@ import numpy as np
 
 import tk_support  # noqa: F401
 import tonekit
-from tk_support import run_cli, temp_dir
+from tk_support import run_cli
 
 FRAMES = 24
 FPS = 30

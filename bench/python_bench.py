@@ -9,7 +9,8 @@
           on the same tensors in the same run, and the obvious PyTorch version (bench/peer_torch.py).
   dask    tonekit.dask.map_files over LocalClusters of 1, 2, 4, 8 worker processes on the same
           files (EXRs made with tonekit.synth when the folder is empty): images/s, scaling
-          efficiency (rate_n / (n rate_1)), and the same batch with one worker killed mid-run.
+          efficiency (rate_n / (n rate_1)), and the same batch with one worker killed mid-run;
+          beside them `tonekit map` on the same files (TONEKIT_CLI, default build/bin/tonekit).
 
 Usage: PYTHONPATH=build/python python3 bench/python_bench.py [host] [gpu] [dask]
          [--size 3840x2160] [--files 200] [--workers 1,2,4,8] [--dask-size 3840x2160] [--dir DIR]
@@ -160,6 +161,15 @@ def bench_dask(folder, workers_list, backend, width):
     machine = f"{cpu_model()}; backend {tonekit.backend_for(backend)}" + (
         f" ({gpu_name()})" if tonekit.backend_for(backend) == "cuda" else "")
     files = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".exr"))
+    cli = os.environ.get("TONEKIT_CLI") or os.path.join(os.path.dirname(os.path.dirname(tonekit.__file__)), "..",
+                                                         "bin", "tonekit")
+    if os.path.exists(cli):
+        # The baseline: the same files through `tonekit map`'s own pipeline, one process.
+        with tempfile.TemporaryDirectory(dir=folder) as out:
+            t0 = time.perf_counter()
+            subprocess.run([cli, "map", *files, "-o", os.path.join(out, "{name}.png"), "--backend", backend],
+                           check=True)
+            report("tonekit_map_cli_images_per_s", len(files) / (time.perf_counter() - t0), "images/s", machine)
     rates = {}
     for n in workers_list:
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,

@@ -40,6 +40,21 @@ Status cuda_status(cudaError_t e, const char* what) {
 }
 #endif
 
+#if TONEKIT_HAS_CUDA
+using DeviceMapper = ToneMapper;
+#else
+// A build without CUDA has no ToneMapper (tonekit/tone_mapper.hpp): the calls used here, each
+// answering no_device.
+struct DeviceMapper {
+  static Result<std::unique_ptr<DeviceMapper>> create(const ToneMapperConfig&) { return no_cuda_build(); }
+  Status process(const void*, std::size_t, void*, std::size_t, CUstream_st*, double = 0.0) { return no_cuda_build(); }
+  Status set_params(const Params&) { return no_cuda_build(); }
+  Status read_temporal_state(TemporalState&) { return no_cuda_build(); }
+  Status seed_temporal(const TemporalState&) { return no_cuda_build(); }
+  Status reset_temporal() { return no_cuda_build(); }
+};
+#endif
+
 // The device holding `ptr` (for producers that do not say).
 int device_of(std::uintptr_t ptr) {
 #if TONEKIT_HAS_CUDA
@@ -115,7 +130,7 @@ ToneMapperConfig config_for(const DeviceImage& in, const Params& params, PixelTy
 
 struct CachedMapper {
   std::mutex busy;
-  std::unique_ptr<ToneMapper> mapper;
+  std::unique_ptr<DeviceMapper> mapper;
   std::vector<std::pair<std::string, double>> values;  // the parameters it holds now
   std::uint64_t last_use = 0;
 };
@@ -133,7 +148,7 @@ Result<std::shared_ptr<CachedMapper>> cached_mapper(const ToneMapperConfig& cfg,
     it->second->last_use = ++g_clock;
     return it->second;
   }
-  auto created = ToneMapper::create(cfg);
+  auto created = DeviceMapper::create(cfg);
   if (!created.ok()) return created.status();
   if (g_cache.size() >= kCachedMappers) {  // the least recently used goes (once its work is done)
     auto oldest = g_cache.begin();
@@ -357,7 +372,7 @@ class DeviceSequence {
         TemporalState carried = state_;
         if (mapper_)
           if (Status s = mapper_->read_temporal_state(carried); !s.ok()) return s;
-        auto created = ToneMapper::create(cfg);
+        auto created = DeviceMapper::create(cfg);
         if (!created.ok()) return created.status();
         mapper_ = std::move(*created);
         key_ = key;
@@ -398,7 +413,7 @@ class DeviceSequence {
   Params params_;
   TemporalParams temporal_;
   TemporalState state_{};
-  std::unique_ptr<ToneMapper> mapper_;
+  std::unique_ptr<DeviceMapper> mapper_;
   std::tuple<int, int, int, int, int, int, std::uintptr_t> key_{};
 };
 

@@ -22,10 +22,12 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         build = os.environ.get("TONEKIT_CMAKE_BUILD_DIR") or os.path.join(
             ROOT, f"build-pip-py{sys.version_info.major}{sys.version_info.minor}")
-        configure = ["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DTONEKIT_TESTS=OFF",
-                     "-DTONEKIT_BENCH=OFF", f"-DTONEKIT_PYTHON_EXECUTABLE={sys.executable}"]
-        if shutil.which("ninja") and not os.path.exists(os.path.join(build, "CMakeCache.txt")):
-            configure += ["-G", "Ninja"]
+        configure = ["cmake", "-S", ROOT, "-B", build, f"-DTONEKIT_PYTHON_EXECUTABLE={sys.executable}"]
+        if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+            # A new folder: only what the module needs. An existing one keeps its own options.
+            configure += ["-DCMAKE_BUILD_TYPE=Release", "-DTONEKIT_TESTS=OFF", "-DTONEKIT_BENCH=OFF"]
+            if shutil.which("ninja"):
+                configure += ["-G", "Ninja"]
         configure += shlex.split(os.environ.get("TONEKIT_CMAKE_ARGS", ""))
         subprocess.check_call(configure)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
@@ -42,6 +44,7 @@ class CMakeBuild(build_ext):
             shutil.copyfile(os.path.join(built, name), os.path.join(os.path.dirname(target), name))
 
 
+os.makedirs(os.path.join(ROOT, "build-pip"), exist_ok=True)  # egg_base must exist
 setup(
     packages=["tonekit"],
     package_dir={"tonekit": "python/tonekit"},

@@ -155,9 +155,32 @@ def make_inputs(folder, files, width, height):
         tonekit.write(os.path.join(folder, f"f{i:04d}.exr"), img)
 
 
+def bench_process_pool(files, workers_list, backend, machine):
+    """Without dask.distributed (a GPU host's pip Python may lack it): the same per-file tasks
+    (tonekit.dask.map_chunk) on a process pool of n workers, labelled as such; no fault run (a
+    killed process breaks the pool)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from tonekit.dask import map_chunk, plan_jobs
+    spawn = multiprocessing.get_context("spawn")  # this process has started CUDA: no fork
+    settings = dict(op="reinhard", backend=backend, bits=0, jpeg_quality=92, png_level=1, glare=0.0,
+                    glare_threshold=None, glare_radius=None, params={}, delay=0.0)
+    base = None
+    for n in workers_list:
+        with tempfile.TemporaryDirectory(dir=os.path.dirname(files[0])) as out, ProcessPoolExecutor(n, mp_context=spawn) as pool:
+            jobs = plan_jobs(files, os.path.join(out, "{name}.png"), "reinhard", backend, 0)
+            list(pool.map(map_chunk, [[j] for j in jobs[:n]], [settings] * n))  # warm-up: imports, CUDA
+            t0 = time.perf_counter()
+            rows = [r for chunk in pool.map(map_chunk, [[j] for j in jobs], [settings] * len(jobs)) for r in chunk]
+            rate = len(files) / (time.perf_counter() - t0)
+            assert all(r.status == "ok" for r in rows), [r for r in rows if r.status != "ok"][:3]
+        base = base or rate / n
+        report(f"process_pool_{n}_workers_images_per_s", rate, "images/s", machine + "; no dask: process pool")
+        report(f"process_pool_{n}_workers_scaling_efficiency", 100 * rate / (n * base), "%",
+               machine + "; no dask: process pool")
+
+
 def bench_dask(folder, workers_list, backend, width):
-    from distributed import Client, LocalCluster
-    from tonekit.dask import map_files
     machine = f"{cpu_model()}; backend {tonekit.backend_for(backend)}" + (
         f" ({gpu_name()})" if tonekit.backend_for(backend) == "cuda" else "")
     files = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".exr"))
@@ -170,6 +193,13 @@ def bench_dask(folder, workers_list, backend, width):
             subprocess.run([cli, "map", *files, "-o", os.path.join(out, "{name}.png"), "--backend", backend],
                            check=True)
             report("tonekit_map_cli_images_per_s", len(files) / (time.perf_counter() - t0), "images/s", machine)
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        print("python-bench: dask.distributed is not installed: the same tasks on a process pool instead")
+        bench_process_pool(files, workers_list, backend, machine)
+        return
+    from tonekit.dask import map_files
     rates = {}
     for n in workers_list:
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,

@@ -65,7 +65,10 @@ inline float encode_srgb_fast(float v) {
   // The unused side of the select stays finite; a NaN stays NaN, so that its sample is redone.
   const float lp = l < 1e-30f ? 1e-30f : l;
   const float curve = 1.055f * srgb_exp2(srgb_log2(lp) * (1.0f / 2.4f)) - 0.055f;
-  return l <= 0.0031308f ? 12.92f * l : (l >= 1.0f ? 1.0f : curve);
+  // Below white the curve stays below 1 (the reference's may round to 1 where this one does
+  // not, or the other way: such a value is within the quantiser's margin of the top, see below).
+  const float below_white = curve < 0.99999994f ? curve : 0.99999994f;
+  return l <= 0.0031308f ? 12.92f * l : (l >= 1.0f ? 1.0f : below_white);
 }
 
 // core::quantise_noise(encode_srgb(v), kMax, dither, noise) from the fast value, in two steps
@@ -83,7 +86,11 @@ inline float srgb_rounded(float v, float noise) {
   // as the reference does, so the bottom end needs no margin.
   const float interior = static_cast<float>((scaled > 0.0f) & (scaled < max));
   const float u = scaled + noise * interior + 0.5f;
-  return scaled > max - kSrgbUnsureMargin<kMax> ? -1.0f : u;
+  // White (v >= 1) is exactly max on both sides, and below it the fast curve stays below 1: only
+  // scaled values in (max - margin, max) are unsure. -1 there (u + 1 is exact), u elsewhere
+  // (a select left the loop scalar).
+  const float top = static_cast<float>((scaled > max - kSrgbUnsureMargin<kMax>) & (scaled < max));
+  return u - (u + 1.0f) * top;
 }
 template <unsigned kMax>
 inline std::uint32_t srgb_code(float u, float& slack) {

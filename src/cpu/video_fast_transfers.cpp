@@ -225,13 +225,23 @@ TK_AVX2 inline __m256 oetf_avx2(const OetfAvx2& k, __m256 x) {
   const __m256 linear = _mm256_cmp_ps(l, _mm256_set1_ps(static_cast<float>(kOetfLinearEnd)), _CMP_LT_OQ);
   return _mm256_blendv_ps(r, _mm256_mul_ps(l, _mm256_set1_ps(4.5f)), linear);
 }
-// pq_table_v in 8 lanes: the reference's interpolation, op for op, two gathers.
-TK_AVX2 inline __m256 pq_table_avx2(const float* table, __m256 x, __m256 scale) {
+// A shuffle's [a0 a2 b0 b2 | a4 a6 b4 b6] in order: 64-bit blocks 0, 2, 1, 3.
+TK_AVX2 inline __m256 order(__m256 v) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+// pq_table_v in 8 lanes: the reference's interpolation, op for op; the (T[i], T[i + 1]) pairs by
+// two 4-lane 64-bit gathers (half the elements of two 8-lane float gathers: 17 -> 11 % of a 4K
+// frame's CPU at v3), split into the two ends by shuffles.
+TK_AVX2 inline __m256 pq_table_avx2(const std::uint64_t* pairs, __m256 x, __m256 scale) {
   const __m256 sgn = _mm256_min_ps(_mm256_max_ps(x, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));
   const __m256 xs = _mm256_mul_ps(sgn, _mm256_set1_ps(static_cast<float>(core::kPqTableIntervals)));
   const __m256i i = _mm256_min_epi32(_mm256_cvttps_epi32(xs), _mm256_set1_epi32(core::kPqTableIntervals - 1));
   const __m256 f = _mm256_sub_ps(xs, _mm256_cvtepi32_ps(i));
-  const __m256 lo = _mm256_i32gather_ps(table, i, 4), hi = _mm256_i32gather_ps(table + 1, i, 4);
+  const auto* base = reinterpret_cast<const long long*>(pairs);
+  const __m256 a = _mm256_castsi256_ps(_mm256_i32gather_epi64(base, _mm256_castsi256_si128(i), 8));
+  const __m256 b = _mm256_castsi256_ps(_mm256_i32gather_epi64(base, _mm256_extracti128_si256(i, 1), 8));
+  const __m256 lo = order(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+  const __m256 hi = order(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
   return _mm256_mul_ps(_mm256_add_ps(lo, _mm256_mul_ps(f, _mm256_sub_ps(hi, lo))), scale);
 }
 }  // namespace
@@ -254,9 +264,10 @@ TK_AVX2 void bt709_oetf_avx2(float* v, int n) {
 
 TK_AVX2 void pq_eotf_avx2(float* v, int n, float scale) {
   const float* table = core::pq_eotf_table_host();
+  const std::uint64_t* pairs = pq_pairs().pair;
   const __m256 s = _mm256_set1_ps(scale);
   int i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(v + i, pq_table_avx2(table, _mm256_loadu_ps(v + i), s));
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(v + i, pq_table_avx2(pairs, _mm256_loadu_ps(v + i), s));
   for (; i < n; ++i) v[i] = core::pq_eotf_table(table, v[i]) * scale;
 }
 

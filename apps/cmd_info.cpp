@@ -4,14 +4,19 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
 
 #include "cli_common.hpp"
+#include "tonekit/cpu_tone_mapper.hpp"
 
 namespace tonekit::cli {
 namespace {
 
 struct InfoOptions {
   std::vector<std::string> inputs;
+  bool cpu = false;
 };
 
 int print_info(const std::string& path) {
@@ -45,7 +50,28 @@ int print_info(const std::string& path) {
   return kExitOk;
 }
 
+// One line for benchmark logs: the CPU model, its cores and the level the CPU loops run at.
+int print_cpu() {
+  std::string model = "unknown CPU";
+  if (std::FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, "model name", 10) == 0) {
+        const char* colon = std::strchr(line, ':');
+        model = colon ? colon + 1 : line;
+        model.erase(0, model.find_first_not_of(" \t"));
+        model.erase(model.find_last_not_of(" \t\n") + 1);
+        break;
+      }
+    std::fclose(f);
+  }
+  std::printf("cpu: %s, %u threads, level %s (the CPU's best: %s)\n", model.c_str(), std::thread::hardware_concurrency(),
+              cpu_isa_level(), cpu_isa_level_supported());
+  return kExitOk;
+}
+
 int run_info(const InfoOptions& o) {
+  if (o.cpu) return print_cpu();
   int worst = kExitOk;
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     if (i) std::printf("\n");
@@ -59,8 +85,14 @@ int run_info(const InfoOptions& o) {
 void add_info_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<InfoOptions>();
   CLI::App* cmd = app.add_subcommand("info", "Describe HDR files: format, size, pixel type, luminance statistics");
-  cmd->add_option("inputs", o->inputs, "HDR files (.exr, .hdr, .pfm)")->required();
-  cmd->callback([o, &exit_code] { exit_code = run_info(*o); });
+  cmd->add_option("inputs", o->inputs, "HDR files (.exr, .hdr, .pfm)");
+  cmd->add_flag("--cpu", o->cpu,
+                "print the CPU model and the x86-64 level the CPU backend runs at (TONEKIT_CPU_LEVEL=baseline|v3|v4 "
+                "lowers it) instead");
+  cmd->callback([o, &exit_code] {
+    if (!o->cpu && o->inputs.empty()) throw CLI::RequiredError("inputs");
+    exit_code = run_info(*o);
+  });
 }
 
 }  // namespace tonekit::cli

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 
 namespace tonekit::stream {
@@ -40,7 +41,18 @@ void ignore_sigpipe() { std::signal(SIGPIPE, SIG_IGN); }
 void widen_pipe(int fd) {
 #ifdef F_SETPIPE_SZ
   struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) ::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+  if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+  // The largest buffer allowed, up to 16 MiB (more than a 4K 8-bit frame, two thirds of a 10-bit
+  // one): an unprivileged process may go up to /proc/sys/fs/pipe-max-size (1 MiB by default), a
+  // privileged one further; each refused size falls back to the next smaller.
+  for (int size = 16 << 20; size >= 1 << 20; size >>= 1)
+    if (::fcntl(fd, F_SETPIPE_SZ, size) >= 0) return;
+  long max_size = 0;
+  if (std::FILE* f = std::fopen("/proc/sys/fs/pipe-max-size", "r")) {
+    if (std::fscanf(f, "%ld", &max_size) != 1) max_size = 0;
+    std::fclose(f);
+  }
+  if (max_size > 65536) ::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(std::min<long>(max_size, 16 << 20)));
 #else
   (void)fd;
 #endif

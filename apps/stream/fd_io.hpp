@@ -95,8 +95,8 @@ class OutputStream {
 
 // Makes writes to a closed pipe return EPIPE instead of killing the process.
 void ignore_sigpipe();
-// Asks for a 1 MiB pipe buffer (Linux F_SETPIPE_SZ) when fd is a pipe: fewer context switches
-// for 4K frames; silently keeps the default where not allowed.
+// Asks for the largest pipe buffer allowed, up to 16 MiB (Linux F_SETPIPE_SZ), when fd is a pipe:
+// fewer context switches for 4K frames; silently keeps the default where not allowed.
 void widen_pipe(int fd);
 
 }  // namespace tonekit::stream

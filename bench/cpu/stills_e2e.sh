@@ -21,6 +21,8 @@ cd "$work"
 "$tonekit" synth night-drive in.exr --size 3840x2160          # half, ZIP (the writer's default)
 "$tonekit" synth night-drive in.pfm --size 3840x2160
 "$tonekit" synth night-drive in.hdr --size 3840x2160
+# The CPU model and the x86-64 level tonekit runs at (TONEKIT_CPU_LEVEL=baseline|v3|v4 lowers it).
+"$tonekit" info --cpu
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 cases=(-n "tonekit map exr->png" "$tonekit map in.exr tk.png --backend cpu"

@@ -96,4 +96,10 @@ class CpuToneMapper {
   std::unique_ptr<Impl> impl_;
 };
 
+// The x86-64 level the CPU backend's hot loops run at: "baseline", "v3" (AVX2, FMA) or "v4"
+// (AVX-512): the best this CPU has unless the environment's TONEKIT_CPU_LEVEL asks for a lower
+// one. Every level gives the same output bytes. cpu_isa_level_supported(): the CPU's best.
+const char* cpu_isa_level();
+const char* cpu_isa_level_supported();
+
 }  // namespace tonekit

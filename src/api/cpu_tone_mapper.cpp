@@ -9,6 +9,7 @@
 
 #include "core/half.hpp"
 #include "core/map_settings.hpp"
+#include "cpu/isa_level.hpp"
 #include "cpu/video_decode.hpp"
 #include "cpu/video_encode.hpp"
 #include "cpu/video_fast.hpp"
@@ -218,5 +219,8 @@ Status CpuToneMapper::read_stats(FrameStats& stats, FrameStats* adapted) const {
 bool CpuToneMapper::fast_path() const { return impl_->fast != nullptr; }
 std::size_t CpuToneMapper::output_bytes() const { return impl_->output_bytes; }
 const CpuToneMapperConfig& CpuToneMapper::config() const { return impl_->cfg; }
+
+const char* cpu_isa_level() { return cpu::isa_level_name(cpu::isa_level()); }
+const char* cpu_isa_level_supported() { return cpu::isa_level_name(cpu::isa_level_supported()); }
 
 }  // namespace tonekit

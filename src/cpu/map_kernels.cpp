@@ -6,11 +6,15 @@
 
 #include "core/colour.hpp"
 #include "core/half.hpp"
+#include "cpu/isa_level.hpp"
+#include "cpu/srgb_quantise.hpp"
 
-// flatten: the helpers must be inlined into each clone to be compiled for its instruction set.
-#define TK_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
+// Compiled once per instruction-set level (cpu/isa_level.hpp); flatten: the helpers must be
+// inlined into each level's loops to be compiled for its instruction set.
+#define TK_CLONES __attribute__((flatten))
 
 namespace tonekit::cpu {
+TK_ISA_BEGIN
 namespace {
 
 // Branch-free form of core::sanitise_channel through bit tests (valid under -ffast-math).
@@ -62,11 +66,26 @@ inline void quantise_plane(const float* src, int n, int ch, const std::uint32_t*
   }
 }
 
+// The sRGB plane without libm's powf (cpu/srgb_quantise.hpp): the fast curve and quantisation in
+// loops without branches, then the reference over the few samples too close to call: its codes.
+template <unsigned kMax, bool kDither>
+inline void quantise_srgb_plane(const float* src, int n, int ch, const std::uint32_t* hashes, std::uint32_t* codes) {
+  alignas(64) float rounded[kChunk];
+  for (int i = 0; i < n; ++i)
+    rounded[i] = srgb_rounded<kMax>(src[i], kDither ? core::dither_noise_from_hash(hashes[i], ch) : 0.0f);
+  for (int i = 0; i < n; ++i) codes[i] = srgb_code<kMax>(rounded[i], rounded[i]);
+  for (int i = 0; i < n; ++i) {
+    if (rounded[i] >= kSrgbUnsureMargin<kMax>) continue;
+    const float noise = kDither ? core::dither_noise_from_hash(hashes[i], ch) : 0.0f;
+    codes[i] = core::quantise_noise(core::encode_srgb(src[i]), kMax, kDither, noise);
+  }
+}
+
 template <unsigned kMax, bool kDither>
 inline void quantise_colour(const float* src, int n, int ch, float gamma, const std::uint32_t* hashes,
                             std::uint32_t* codes) {
   if (gamma == 0.0f) {
-    quantise_plane<kMax, kDither>(src, n, ch, hashes, codes, [](float v) { return core::encode_srgb(v); });
+    quantise_srgb_plane<kMax, kDither>(src, n, ch, hashes, codes);
   } else {
     const float inv_gamma = 1.0f / gamma;
     quantise_plane<kMax, kDither>(src, n, ch, hashes, codes, [inv_gamma](float v) { return core::encode_gamma(v, inv_gamma); });
@@ -118,7 +137,7 @@ inline void load_luminance_f32(const float* p, int n, float* lw) {
 
 TK_CLONES void load_luminance_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
   if (type != PixelType::f32) {  // half input: the general loader (half decode is scalar anyway)
-    load_chunk(row, x0, n, channels, type, c);
+    TK_ISA_NS::load_chunk(row, x0, n, channels, type, c);
     return;
   }
   const float* p = static_cast<const float*>(row) + static_cast<std::size_t>(x0) * channels;
@@ -155,6 +174,32 @@ TK_CLONES void load_chunk(const void* row, int x0, int n, int channels, PixelTyp
 }
 
 namespace {
+// logf(x) for finite x > 0, in plain float arithmetic that every level vectorises alike (libmvec's
+// logf, which -ffast-math used here, rounds differently at each vector width): x = 2^e m with m in
+// [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = f / (2 + f), f = m - 1 (exact), the series to s^9
+// (|s| < 0.172: remainder < 2e-9 relative), e ln 2 in two parts (the first product exact): within
+// ~1.5 ulp of logf, unbiased, so the float64 sum and the key stay where logf puts them
+// (tests/unit/test_isa_levels.cpp). Float64 arithmetic here, or a division in it, took a tenth of
+// a 4K stream's CPU.
+inline float log_for_stats(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, 4);
+  // The mantissa into [sqrt(1/2), sqrt(2)) (0x3F3504F3 is sqrt(1/2)'s bits), e the exponent taken out.
+  const std::uint32_t shifted = b - 0x3F3504F3u;
+  const int e = static_cast<int>(shifted) >> 23;
+  const std::uint32_t mb = b - (shifted & 0xFF800000u);
+  float m;
+  std::memcpy(&m, &mb, 4);
+  const float f = m - 1.0f;
+  const float s = f / (2.0f + f), s2 = s * s;
+  float p = 1.0f / 9.0f;
+  p = p * s2 + 1.0f / 7.0f;
+  p = p * s2 + 1.0f / 5.0f;
+  p = p * s2 + 1.0f / 3.0f;
+  const float log_m = 2.0f * s + 2.0f * s * s2 * p;
+  const float ef = static_cast<float>(e);
+  return ef * 0.693145751953125f + (log_m + ef * 1.42860682030941723212e-6f);
+}
 inline std::uint32_t bits_of(float v) {
   std::uint32_t b;
   std::memcpy(&b, &v, 4);
@@ -209,9 +254,16 @@ TK_CLONES void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r) {
   const float delta = static_cast<float>(core::kLogDelta);
   const float inf = __builtin_inff();
   alignas(64) float logs[kChunk];
-  for (int i = 0; i < n; ++i) logs[i] = logf(delta + c.lw[i]);
-  double sum = 0.0;  // float64 accumulation (issue 2: sums in double)
-  for (int i = 0; i < n; ++i) sum += static_cast<double>(logs[i]);
+  for (int i = 0; i < n; ++i) logs[i] = log_for_stats(delta + c.lw[i]);
+  // float64 accumulation (issue 2: sums in double) in 8 running sums, element i into sum i % 8,
+  // added in a fixed order at the end: the same sum at every vector width (a plain loop vectorised
+  // only with reassociation, whose order followed the width).
+  double part[8] = {};
+  int i8 = 0;
+  for (; i8 + 8 <= n; i8 += 8)
+    for (int j = 0; j < 8; ++j) part[j] += static_cast<double>(logs[i8 + j]);
+  for (int j = 0; i8 + j < n; ++j) part[j] += static_cast<double>(logs[i8 + j]);
+  const double sum = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
   float mn = r.min, mx = r.max, mp = r.min_positive;
   for (int i = 0; i < n; ++i) {
     const float l = c.lw[i];
@@ -274,5 +326,32 @@ TK_CLONES void store_chunk(const Chunk& c, int x0, int n, int y, int channels, P
       break;
   }
 }
+
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
+  TK_ISA_DISPATCH(load_chunk(row, x0, n, channels, type, c));
+}
+void load_luminance_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
+  TK_ISA_DISPATCH(load_luminance_chunk(row, x0, n, channels, type, c));
+}
+void load_planar_chunk(const float* r, const float* g, const float* b, int n, Chunk& c) {
+  TK_ISA_DISPATCH(load_planar_chunk(r, g, b, n, c));
+}
+void load_planar_luminance_chunk(const float* r, const float* g, const float* b, int n, Chunk& c) {
+  TK_ISA_DISPATCH(load_planar_luminance_chunk(r, g, b, n, c));
+}
+void count_bad_pixels(const void* row, int x0, int n, int channels, PixelType type, BadPixelCounts& counts) {
+  TK_ISA_DISPATCH(count_bad_pixels(row, x0, n, channels, type, counts));
+}
+void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r) { TK_ISA_DISPATCH(reduce_luminance(c, n, r)); }
+void curve_chunk(const core::CurveSettings& s, Chunk& c, int n) { TK_ISA_DISPATCH(curve_chunk(s, c, n)); }
+void colour_chunk(Chunk& c, int n, float saturation) { TK_ISA_DISPATCH(colour_chunk(c, n, saturation)); }
+void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
+                 void* out_row) {
+  TK_ISA_DISPATCH(store_chunk(c, x0, n, y, channels, type, gamma, dither, out_row));
+}
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::cpu

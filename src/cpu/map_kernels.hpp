@@ -1,11 +1,13 @@
 // The CPU map pass in vectorisable stages over chunks of a row (structure-of-arrays buffers):
 // load + sanitise + luminance, curve, colour reconstruction, transfer + quantise + store.
-// Built with -ffast-math and cloned for AVX-512 / AVX2 / baseline so GCC vectorises powf and
-// logf through libmvec; the maths is core/*.hpp, the same functions the CUDA kernels call.
+// Compiled per instruction-set level (cpu/isa_level.hpp: baseline, x86-64-v3, x86-64-v4), each
+// call running the chosen level's loops, with the same results on every level; the maths is
+// core/*.hpp, the same functions the CUDA kernels call.
 #pragma once
 #include <cstdint>
 
 #include "core/curves.hpp"
+#include "cpu/isa_level.hpp"
 #include "tonekit/image.hpp"
 
 namespace tonekit::cpu {
@@ -46,5 +48,19 @@ void colour_chunk(Chunk& c, int n, float saturation);
 // Writes pixels [x0, x0 + n) of an output row with `channels` (3 or 4) of type `type`.
 void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
                  void* out_row);
+
+// Each level's own versions of the calls above (the calls dispatch to them).
+TK_ISA_DECLARE(
+void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c);
+void load_luminance_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c);
+void load_planar_chunk(const float* r, const float* g, const float* b, int n, Chunk& c);
+void load_planar_luminance_chunk(const float* r, const float* g, const float* b, int n, Chunk& c);
+void count_bad_pixels(const void* row, int x0, int n, int channels, PixelType type, BadPixelCounts& counts);
+void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r);
+void curve_chunk(const core::CurveSettings& s, Chunk& c, int n);
+void colour_chunk(Chunk& c, int n, float saturation);
+void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
+                 void* out_row);
+)
 
 }  // namespace tonekit::cpu

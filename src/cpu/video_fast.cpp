@@ -2,6 +2,8 @@
 
 #include "cpu/video_fast_transfers.hpp"
 
+#include "cpu/isa_level.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -18,68 +20,63 @@
 #include "cpu/stats.hpp"
 
 namespace tonekit::cpu {
+
+// Each worker's row buffers, kept from frame to frame: made per chunk of rows they made the
+// workers' malloc arenas grow and shrink again every chunk, each regrowth a fresh 2 MB huge page
+// that the kernel zero-fills (10 % of a 4K frame's CPU in perf on the 2-core machine). Outside
+// the per-level region: every level's code uses the same buffers.
+struct FastVideoDecodeScratch {
+  std::vector<float> cb_row, cr_row, cb_full, cr_full, planar;
+  std::vector<float> scene;  // a decoded row (planar, 3 w) on its way into a planar frame
+};
+// A worker's encode buffers (one block row), kept across frames with the decode's.
+struct FastVideoEncodeScratch {
+  std::vector<float> cbs, crs, codes, planar, noise, ncb, ncr, cb_codes, cr_codes;
+  // Sized for width w; the noise zeroed when there is no dither (with dither every row writes it).
+  void fit(int w, bool dither) {
+    const std::size_t n = static_cast<std::size_t>(w), cw = static_cast<std::size_t>((w + 1) / 2);
+    cbs.resize(2 * n);
+    crs.resize(2 * n);
+    codes.resize(n);
+    planar.resize(3 * n);
+    noise.resize(n);
+    for (auto* v : {&ncb, &ncr, &cb_codes, &cr_codes}) v->resize(cw);
+    if (!dither) {
+      std::fill(noise.begin(), noise.end(), 0.0f);
+      std::fill(ncb.begin(), ncb.end(), 0.0f);
+      std::fill(ncr.begin(), ncr.end(), 0.0f);
+    }
+  }
+};
+struct FastVideoWorkspace {
+  std::vector<FastVideoDecodeScratch> decode;
+  std::vector<FastVideoEncodeScratch> encode;
+};
+// A FastVideo's frame and buffers, as its per-level code sees them.
+struct FastVideoJob {
+  InputFormat format;
+  const InputColour& colour;
+  int width, height;
+  FastVideoWorkspace& ws;
+};
+
+TK_ISA_DECLARE(
+void fast_decode_into(const FastVideoJob& j, const FramePlanes& frame, Image& scene,
+                      std::vector<cpu::StatsPartial>* partials, bool planar);
+void fast_encode(const FastVideoJob& j, const Image& display, OutputLayout layout, bool dither, std::uint8_t* out);
+Status fast_map(const FastVideoJob& j, const FramePlanes& frame, const Params& params, const cpu::CurveStatsHook* hook,
+                OutputLayout layout, bool dither, Image& scene, FrameStats& stats, std::uint8_t* out);
+)
+
+TK_ISA_BEGIN
 namespace {
 
 // The per-row loops, written element-wise without branches (selects, both sides computed) so that
-// GCC vectorises them under -ffast-math; compiled for AVX-512 and the baseline as
-// src/cpu/map_kernels.cpp is (flatten: the core helpers are inlined into each clone). Measured
-// on the 2-core machine: an "arch=haswell" clone called fmaf out of line (10x slower), and loops
-// mixing 8-bit stores, stride-3 loads, the integer dither hash or a conditional pow with the
-// curve stayed scalar; hence the small separate loops below.
-#define TK_CLONES __attribute__((target_clones("avx512f", "default"), flatten))
-
-// pow(a, b) for a >= 0 as exp2(b log2 a) in plain arithmetic, so that it vectorises (libmvec's
-// vector powf, tried first, took 2.0 s of CPU for six 4K frames against 1.0 s with this): log2 of
-// the mantissa by a polynomial (below; an atanh series needed a division and cost ~10 % more of
-// the whole frame); exp2 of the fraction by its Taylor series to degree 7 (< 2e-7 relative;
-// degree 6 was measured to flip 6x more Y' codes), the integer part put into the exponent bits.
-// For the curves here |b log2 a| stays below ~130, so the result is within ~1e-4 relative of
-// powf: inside half an 8-bit code.
-// Their coefficients, highest power first.
-inline constexpr float kLog2Poly[9] = {-3.385038793e-05f, 1.153950872e-04f, -3.248442687e-04f,
-                                       1.170827821e-03f,  -4.454175193e-03f, 1.781574105e-02f,
-                                       -8.014961779e-02f, 4.808979927e-01f,  5.849625007e-01f};
-inline constexpr float kExp2Taylor[8] = {1.0f / 5040.0f, 1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f,
-                                         1.0f / 6.0f,    0.5f,          1.0f,          1.0f};
-
-inline float fast_log2(float a) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &a, 4);
-  const int e = static_cast<int>((bits >> 23) & 0xFFu) - 127;
-  bits = (bits & 0x007FFFFFu) | 0x3F800000u;  // mantissa m in [1, 2)
-  float m;
-  std::memcpy(&m, &bits, 4);
-  // log2(m) on [1, 2) as a polynomial in x = 2m - 3 in [-1, 1]: the degree-8 Chebyshev
-  // interpolant (at the 9 Chebyshev nodes) in monomial form; max error 1.5e-7 evaluated in float
-  // (5.6e-8 in double), checked on 2e5 points when it was fitted. No division.
-  const float x = 2.0f * m - 3.0f;
-  float p = kLog2Poly[0];
-  for (int k = 1; k < 9; ++k) p = p * x + kLog2Poly[k];
-  return static_cast<float>(e) + p;
-}
-inline float fast_exp2(float y) {
-  y = std::min(126.0f, std::max(-126.0f, y));
-  const float fl = std::floor(y);
-  const float f = (y - fl) * 0.69314718f;  // e^(f ln 2)
-  float p = kExp2Taylor[0];
-  for (int k = 1; k < 8; ++k) p = p * f + kExp2Taylor[k];
-  const std::uint32_t scale = static_cast<std::uint32_t>(static_cast<int>(fl) + 127) << 23;
-  float s;
-  std::memcpy(&s, &scale, 4);
-  return p * s;
-}
-// Both sides of each select are computed (no branch to keep the loops from vectorising).
-inline float fast_pow(float a, float b) {
-  const float p = fast_exp2(b * fast_log2(std::max(a, 1e-30f)));
-  return a > 0.0f ? p : 0.0f;
-}
-
-// The BT.709 OETF of core/video_colour.hpp with fast_pow (the portable encode loop).
-inline float bt709_oetf_fast(float linear) {
-  const float l = std::min(1.0f, std::max(0.0f, linear));
-  const float curve = 1.099f * fast_pow(l, 0.45f) - 0.099f;
-  return l < 0.018f ? 4.5f * l : curve;
-}
+// GCC vectorises them; compiled once per instruction-set level (cpu/isa_level.hpp; flatten: the
+// core helpers are inlined into each level's loops and compiled for it). Measured on the 2-core
+// machine: loops mixing 8-bit stores, stride-3 loads, the integer dither hash or a conditional
+// pow with the curve stayed scalar; hence the small separate loops below.
+#define TK_CLONES __attribute__((flatten))
 
 struct DecodeRow {
   float inv_white;
@@ -181,6 +178,8 @@ void decode_row_pq(const DecodeRow& d, const std::uint8_t* luma, unsigned shift,
   signal_row(d, luma, shift, cb, cr, n, planar);
   if (avx512) {
     pq_eotf_avx512(planar, 3 * n, d.inv_white);
+  } else if (TK_ISA_LEVEL >= 1) {
+    pq_eotf_avx2(planar, 3 * n, d.inv_white);
   } else {
     const float* table = core::pq_eotf_table_host();
     for (int i = 0; i < 3 * n; ++i) planar[i] = core::pq_eotf_table(table, planar[i]) * d.inv_white;
@@ -204,7 +203,13 @@ TK_CLONES void encode_planar(float* __restrict rgb, const float* __restrict nois
     luma_codes_avx512(r, g, b, noise, n, luma_code, cb, cr);
     return;
   }
-  for (int x = 0; x < 3 * n; ++x) rgb[x] = bt709_oetf_fast(rgb[x]);
+  // The OETF's pieces as bt709_oetf_avx512 evaluates them: the same floats on every level.
+  if (TK_ISA_LEVEL >= 1) {
+    bt709_oetf_avx2(rgb, 3 * n);
+  } else {
+    const OetfPieces& pieces = bt709_oetf_pieces();
+    for (int x = 0; x < 3 * n; ++x) rgb[x] = bt709_oetf_piecewise(rgb[x], pieces);
+  }
   for (int x = 0; x < n; ++x) {
     float luma;
     core::rgb_to_ycbcr_bt709(r[x], g[x], b[x], luma, cb[x], cr[x]);
@@ -213,8 +218,10 @@ TK_CLONES void encode_planar(float* __restrict rgb, const float* __restrict nois
     const float nz = noise[x];
     constexpr float black = core::kLumaCode8Black, white = core::kLumaCode8White;
     float v = black + static_cast<float>(core::kLumaCode8Range) * std::min(1.0f, std::max(0.0f, luma));
-    v += ((v > black) & (v < white)) ? nz : 0.0f;
-    luma_code[x] = std::min(white, std::max(black, std::floor(v + 0.5f)));
+    // The noise times 1 or 0, not a select (the same sum: v + -0 == v), and floor as truncation
+    // (v + 0.5 > 0): with the select and floorf GCC left the loop scalar below AVX-512.
+    v += nz * static_cast<float>((v > black) & (v < white));
+    luma_code[x] = std::min(white, std::max(black, static_cast<float>(static_cast<int>(v + 0.5f))));
   }
 }
 
@@ -267,16 +274,18 @@ TK_CLONES void deinterleave(const float* __restrict rgb, int n, float* __restric
 // order ((v00 + v10) + v01) + v11, then core::chroma_codes8's quantisation, branch-free. `ncb`,
 // `ncr` hold each block's dither noise (zeros without dither). The odd last column, if any, is
 // left to the caller.
-TK_CLONES void chroma_row(const float* __restrict cb_top, const float* __restrict cb_bottom,
-                          const float* __restrict cr_top, const float* __restrict cr_bottom, int full, bool two_rows,
-                          const float* __restrict ncb, const float* __restrict ncr, float* __restrict cb_code,
-                          float* __restrict cr_code) {
-  const float scale = two_rows ? 0.25f : 0.5f;
+// The row count is a template argument: with the test inside, GCC left the loop scalar.
+template <bool kTwoRows>
+TK_CLONES void chroma_row_of(const float* __restrict cb_top, const float* __restrict cb_bottom,
+                             const float* __restrict cr_top, const float* __restrict cr_bottom, int full,
+                             const float* __restrict ncb, const float* __restrict ncr, float* __restrict cb_code,
+                             float* __restrict cr_code) {
+  const float scale = kTwoRows ? 0.25f : 0.5f;
   for (int bx = 0; bx < full; ++bx) {
     const int x0 = 2 * bx;
     float cb = cb_top[x0] + cb_top[x0 + 1];
     float cr = cr_top[x0] + cr_top[x0 + 1];
-    if (two_rows) {
+    if (kTwoRows) {
       cb = (cb + cb_bottom[x0]) + cb_bottom[x0 + 1];
       cr = (cr + cr_bottom[x0]) + cr_bottom[x0 + 1];
     }
@@ -285,11 +294,16 @@ TK_CLONES void chroma_row(const float* __restrict cb_top, const float* __restric
     float vb = mid + range * std::min(0.5f, std::max(-0.5f, cb * scale));
     float vr = mid + range * std::min(0.5f, std::max(-0.5f, cr * scale));
     const float nb = ncb[bx], nr = ncr[bx];  // unconditional loads, as in encode_planar
-    vb += ((vb > lo) & (vb < hi)) ? nb : 0.0f;
-    vr += ((vr > lo) & (vr < hi)) ? nr : 0.0f;
-    cb_code[bx] = std::min(hi, std::max(lo, std::floor(vb + 0.5f)));
-    cr_code[bx] = std::min(hi, std::max(lo, std::floor(vr + 0.5f)));
+    vb += nb * static_cast<float>((vb > lo) & (vb < hi));  // as in encode_planar
+    vr += nr * static_cast<float>((vr > lo) & (vr < hi));
+    cb_code[bx] = std::min(hi, std::max(lo, static_cast<float>(static_cast<int>(vb + 0.5f))));
+    cr_code[bx] = std::min(hi, std::max(lo, static_cast<float>(static_cast<int>(vr + 0.5f))));
   }
+}
+void chroma_row(const float* cb_top, const float* cb_bottom, const float* cr_top, const float* cr_bottom, int full,
+                bool two_rows, const float* ncb, const float* ncr, float* cb_code, float* cr_code) {
+  if (two_rows) chroma_row_of<true>(cb_top, cb_bottom, cr_top, cr_bottom, full, ncb, ncr, cb_code, cr_code);
+  else chroma_row_of<false>(cb_top, cb_bottom, cr_top, cr_bottom, full, ncb, ncr, cb_code, cr_code);
 }
 
 // core::dither_noise_from_hash(h, field) through a signed conversion (the same value; GCC keeps
@@ -408,10 +422,7 @@ FramePlanes strided_planes(InputFormat format, const FramePlanes& in, int w) {
 // (co-sited taps), upsampled across, then the row kernels above.
 class RowDecoder {
  public:
-  struct Scratch {
-    std::vector<float> cb_row, cr_row, cb_full, cr_full, planar;
-    std::vector<float> scene;  // a decoded row (planar, 3 w) on its way into a planar frame
-  };
+  using Scratch = FastVideoDecodeScratch;
 
   RowDecoder(InputFormat format, const InputColour& colour, int w, int h, const FramePlanes& frame)
       : w_(w), cw_((w + 1) / 2), ch_((h + 1) / 2), p010_(format == InputFormat::p010), shift_(p010_ ? 6 : 0),
@@ -476,25 +487,7 @@ class RowDecoder {
   bool avx512_;
 };
 
-// A worker's encode buffers (one block row), kept across frames with the decode's.
-struct EncodeScratch {
-  std::vector<float> cbs, crs, codes, planar, noise, ncb, ncr, cb_codes, cr_codes;
-  // Sized for width w; the noise zeroed when there is no dither (with dither every row writes it).
-  void fit(int w, bool dither) {
-    const std::size_t n = static_cast<std::size_t>(w), cw = static_cast<std::size_t>((w + 1) / 2);
-    cbs.resize(2 * n);
-    crs.resize(2 * n);
-    codes.resize(n);
-    planar.resize(3 * n);
-    noise.resize(n);
-    for (auto* v : {&ncb, &ncr, &cb_codes, &cr_codes}) v->resize(cw);
-    if (!dither) {
-      std::fill(noise.begin(), noise.end(), 0.0f);
-      std::fill(ncb.begin(), ncb.end(), 0.0f);
-      std::fill(ncr.begin(), ncr.end(), 0.0f);
-    }
-  }
-};
+using EncodeScratch = FastVideoEncodeScratch;
 
 // The 4:2:0 encode of a frame whose display rows (linear RGB in [0, 1], planar: r, g, b of w floats
 // each) `rgb_row(y, planar)` writes; `scratch` holds one EncodeScratch per worker slot.
@@ -564,37 +557,18 @@ void encode_frame(int w, int h, OutputLayout layout, bool dither, std::uint8_t* 
 
 }  // namespace
 
-bool FastVideo::covers(InputFormat format, const InputColour& colour, bool yuv_output, double gamma) {
-  return is_yuv(format) && (colour.transfer == Transfer::pq || colour.transfer == Transfer::linear) && yuv_output &&
-         gamma == 0.0;
-}
-
-// Each worker's row buffers, kept from frame to frame: made per chunk of rows they made the
-// workers' malloc arenas grow and shrink again every chunk, each regrowth a fresh 2 MB huge page
-// that the kernel zero-fills (10 % of a 4K frame's CPU in perf on the 2-core machine).
-struct FastVideo::Workspace {
-  std::vector<RowDecoder::Scratch> decode;
-  std::vector<EncodeScratch> encode;
-};
-
-FastVideo::FastVideo(InputFormat format, const InputColour& colour, int width, int height)
-    : format_(format), colour_(colour), width_(width), height_(height), workspace_(std::make_unique<Workspace>()) {}
-FastVideo::~FastVideo() = default;
-
-void FastVideo::decode(const FramePlanes& frame, Image& scene) const { decode_into(frame, scene, nullptr, false); }
-
-void FastVideo::decode_into(const FramePlanes& frame, Image& scene, std::vector<cpu::StatsPartial>* partials,
-                            bool planar) const {
-  const int w = width_, h = height_;
+void fast_decode_into(const FastVideoJob& j, const FramePlanes& frame, Image& scene,
+                      std::vector<cpu::StatsPartial>* partials, bool planar) {
+  const int w = j.width, h = j.height;
   if (scene.width != w || scene.height != h || scene.channels != 3) scene = Image(w, h, 3);
-  const RowDecoder decoder(format_, colour_, w, h, frame);
+  const RowDecoder decoder(j.format, j.colour, w, h, frame);
   const std::size_t plane = static_cast<std::size_t>(w) * h;
   if (partials) partials->assign(static_cast<std::size_t>((h + kDecodeRows - 1) / kDecodeRows), cpu::StatsPartial{});
-  workspace_->decode.resize(static_cast<std::size_t>(worker_slots()));
-  for (RowDecoder::Scratch& s : workspace_->decode) decoder.fit(s);
+  j.ws.decode.resize(static_cast<std::size_t>(worker_slots()));
+  for (RowDecoder::Scratch& s : j.ws.decode) decoder.fit(s);
   for_row_chunks(h, kDecodeRows, [&](int worker, int r0, int r1) {
     cpu::Chunk chunk;
-    RowDecoder::Scratch& scratch = workspace_->decode[static_cast<std::size_t>(worker)];
+    RowDecoder::Scratch& scratch = j.ws.decode[static_cast<std::size_t>(worker)];
     for (int y = r0; y < r1; ++y) {
       float* r = scene.pixels.data() + static_cast<std::size_t>(y) * w;  // planar: row y of each plane
       // Planar: the row is decoded into the worker's scratch (in cache), its statistics read
@@ -623,16 +597,14 @@ void FastVideo::decode_into(const FramePlanes& frame, Image& scene, std::vector<
   });
 }
 
-void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, std::uint8_t* out) const {
-  encode_frame(width_, height_, layout, dither, out,
-               [&](int y, float* planar) { deinterleave(display.row(y), width_, planar); }, workspace_->encode);
+void fast_encode(const FastVideoJob& j, const Image& display, OutputLayout layout, bool dither, std::uint8_t* out) {
+  encode_frame(j.width, j.height, layout, dither, out,
+               [&](int y, float* planar) { deinterleave(display.row(y), j.width, planar); }, j.ws.encode);
 }
 
-bool FastVideo::fuses(const Params& params) { return params.op().locality == Locality::global; }
-
-Status FastVideo::map(const FramePlanes& frame, const Params& params, const cpu::CurveStatsHook* hook,
-                      OutputLayout layout, bool dither, Image& scene, FrameStats& stats, std::uint8_t* out) const {
-  if (!fuses(params)) return invalid_argument(std::string("FastVideo::map: ") + params.op().id + " is not a global operator");
+Status fast_map(const FastVideoJob& j, const FramePlanes& frame, const Params& params, const cpu::CurveStatsHook* hook,
+                OutputLayout layout, bool dither, Image& scene, FrameStats& stats, std::uint8_t* out) {
+  if (!FastVideo::fuses(params)) return invalid_argument(std::string("FastVideo::map: ") + params.op().id + " is not a global operator");
   // The first pass keeps the decoded frame for the second: decoding every row again instead (and
   // no 100 MB float frame at 4K) measured 10 % slower on the 2-core machine (8 4K frames: 0.48
   // against 0.43 s, 0.73-0.78 against 0.68-0.71 s of user CPU).
@@ -642,16 +614,16 @@ Status FastVideo::map(const FramePlanes& frame, const Params& params, const cpu:
   const core::CurvePlan plan = core::compile_curve_plan(params);
   const bool planar = !(plan.peak_percentile < 100.0) && plan.histogram_bins == 0;
   std::vector<cpu::StatsPartial> partials;
-  decode_into(frame, scene, &partials, planar);
-  stats = cpu::merge_stats(partials, static_cast<std::uint64_t>(width_) * height_);
+  fast_decode_into(j, frame, scene, &partials, planar);
+  stats = cpu::merge_stats(partials, static_cast<std::uint64_t>(j.width) * j.height);
   std::vector<float> hist_table;
   const core::CurveSettings curve = cpu::global_curve(scene.view(), plan, stats, hook, hist_table);
   const float saturation = static_cast<float>(core::make_colour_settings(params).saturation);
   // cpu::tone_map's map pass per chunk (load, curve, colour), its clamp to [0, 1] left to the
   // OETF's own, straight into the planar row encode_planar reads.
-  const int w = width_;
-  const std::size_t plane = static_cast<std::size_t>(w) * height_;
-  encode_frame(w, height_, layout, dither, out, [&](int y, float* rgb) {
+  const int w = j.width;
+  const std::size_t plane = static_cast<std::size_t>(w) * j.height;
+  encode_frame(w, j.height, layout, dither, out, [&](int y, float* rgb) {
     cpu::Chunk c;
     const float* r = scene.pixels.data() + static_cast<std::size_t>(y) * w;
     if (planar && saturation == 1.0f && map_planar_curve(curve, r, r + plane, r + 2 * plane, w, rgb)) return;
@@ -669,8 +641,44 @@ Status FastVideo::map(const FramePlanes& frame, const Params& params, const cpu:
       std::memcpy(rgb + w + x0, c.g, sizeof(float) * static_cast<std::size_t>(n));
       std::memcpy(rgb + 2 * w + x0, c.b, sizeof(float) * static_cast<std::size_t>(n));
     }
-  }, workspace_->encode);
+  }, j.ws.encode);
   return {};
 }
+
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+bool FastVideo::covers(InputFormat format, const InputColour& colour, bool yuv_output, double gamma) {
+  return is_yuv(format) && (colour.transfer == Transfer::pq || colour.transfer == Transfer::linear) && yuv_output &&
+         gamma == 0.0;
+}
+
+struct FastVideo::Workspace : FastVideoWorkspace {};
+
+FastVideo::FastVideo(InputFormat format, const InputColour& colour, int width, int height)
+    : format_(format), colour_(colour), width_(width), height_(height), workspace_(std::make_unique<Workspace>()) {}
+FastVideo::~FastVideo() = default;
+
+void FastVideo::decode(const FramePlanes& frame, Image& scene) const { decode_into(frame, scene, nullptr, false); }
+
+void FastVideo::decode_into(const FramePlanes& frame, Image& scene, std::vector<cpu::StatsPartial>* partials,
+                            bool planar) const {
+  const FastVideoJob j{format_, colour_, width_, height_, *workspace_};
+  TK_ISA_DISPATCH(fast_decode_into(j, frame, scene, partials, planar));
+}
+
+void FastVideo::encode(const Image& display, OutputLayout layout, bool dither, std::uint8_t* out) const {
+  const FastVideoJob j{format_, colour_, width_, height_, *workspace_};
+  TK_ISA_DISPATCH(fast_encode(j, display, layout, dither, out));
+}
+
+bool FastVideo::fuses(const Params& params) { return params.op().locality == Locality::global; }
+
+Status FastVideo::map(const FramePlanes& frame, const Params& params, const cpu::CurveStatsHook* hook,
+                      OutputLayout layout, bool dither, Image& scene, FrameStats& stats, std::uint8_t* out) const {
+  const FastVideoJob j{format_, colour_, width_, height_, *workspace_};
+  TK_ISA_DISPATCH(fast_map(j, frame, params, hook, layout, dither, scene, stats, out));
+}
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::cpu

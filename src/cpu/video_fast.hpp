@@ -2,10 +2,10 @@
 // PQ or linear transfer in, 8-bit yuv420p / NV12 out with the BT.709 OETF. The maths is the CPU
 // reference's (cpu::decode_frame, cpu::encode_yuv420; core/video_colour.hpp: matrices, co-sited
 // chroma taps, transfers, gamut policy, quantisation and dither), scheduled for the vector units:
-// per row, element-wise loops without branches (built with -ffast-math), and AVX-512 kernels where
-// GCC left a loop scalar or a curve needs lookups (cpu/video_fast_transfers.hpp; run-time dispatch,
-// TONEKIT_NO_AVX512 forces the portable loops). The PQ EOTF is the reference's own table on both;
-// the OETF a polynomial (AVX-512) or exp2/log2 series (portable). For global operators map() fuses
+// per row, element-wise loops without branches, compiled per x86-64 level (cpu/isa_level.hpp:
+// the same bytes on every level), with AVX-512 and AVX2 kernels where GCC left a loop scalar or a
+// curve needs lookups (cpu/video_fast_transfers.hpp). The PQ EOTF is the reference's own table,
+// the OETF one piecewise polynomial, on every level. For global operators map() fuses
 // the statistics into the decode and the encode into the map. Results stay within one 8-bit code
 // of the reference (StreamCli.FastPathWithinOneCodeOfTheReference); every other case goes through
 // the reference. docs/performance.md (CPU stream) has the measurements behind each choice.

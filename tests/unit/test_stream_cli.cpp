@@ -514,13 +514,13 @@ TEST_F(StreamCli, TemporalStateCarriedAcrossTheStream) {
 // reference's curves (--exact): the same layout, >= 99.5 % of the bytes equal, none more than one
 // code apart (measured: 0.03-0.2 % differ), over transfers, primaries, range, dither, operators
 // (global ones fused: decode, statistics, map and encode in two passes; local ones through the
-// reference's map), the robust peak, temporal adaptation; with the AVX-512 curves
-// (cpu/video_fast_transfers.hpp) where the CPU has them, and with the portable loops.
+// reference's map), the robust peak, temporal adaptation; at the CPU's level and at the lower
+// ones (TONEKIT_CPU_LEVEL; tests/unit/test_isa_levels.cpp checks that they give the same bytes).
 TEST_F(StreamCli, FastPathWithinOneCodeOfTheReference) {
   ASSERT_EQ(sh("$T synth night-drive odd.y4m --frames 12 --size 67x35").code, 0);  // odd: edge blocks
   ASSERT_EQ(sh("$T synth night-drive wide.y4m --frames 3 --size 333x131").code, 0);  // several row chunks
   for (const char* input : {"odd.y4m", "wide.y4m"})
-    for (const char* env : {"", "TONEKIT_NO_AVX512=1 "})
+    for (const char* env : {"", "TONEKIT_CPU_LEVEL=v3 ", "TONEKIT_CPU_LEVEL=baseline "})
       for (const char* extra : {"", " --output-format nv12", " --set dither=0", " --transfer linear",
                                 " --primaries bt709 --matrix bt709", " --range full", " --op drago", " --op log",
                                 " --op histeq", " --op reinhard-sat", " --set peak_percentile=99.99", " --temporal"}) {

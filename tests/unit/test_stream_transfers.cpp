@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -175,4 +176,50 @@ TEST(StreamTransfers, CodesAreCoresQuantisationBitForBit) {
       }
     }
   }
+}
+
+// The levels below AVX-512 evaluate the same curves (cpu/isa_level.hpp: the same bytes on every
+// level): the AVX2 kernels and the portable lane (bt709_oetf_piecewise, the reference's PQ table)
+// give the AVX-512 kernels' floats bit for bit, every length (the tails) included.
+TEST(StreamTransfers, EveryLevelGivesTheSameFloats) {
+  const std::vector<float> in = samples(true);
+  const int n = static_cast<int>(in.size());
+  const float scale = 1.0f / 203.0f;
+  std::vector<float> oetf_portable = in, pq_portable = in;
+  const cpu::OetfPieces& pieces = cpu::bt709_oetf_pieces();
+  const float* table = core::pq_eotf_table_host();
+  for (int i = 0; i < n; ++i) {
+    oetf_portable[i] = cpu::bt709_oetf_piecewise(in[i], pieces);
+    pq_portable[i] = core::pq_eotf_table(table, in[i]) * scale;
+  }
+  auto expect_same = [&](const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (std::memcmp(&got[i], &want[i], 4) != 0 && ++differ <= 5)
+        ADD_FAILURE() << what << ": input " << in[i] << " gives " << got[i] << " against " << want[i];
+    EXPECT_EQ(differ, 0u) << what;
+  };
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    for (int len : {n, n - 1, n - 5, 7, 1, 0}) {
+      std::vector<float> o(in), p(in);
+      cpu::bt709_oetf_avx2(o.data(), len);
+      cpu::pq_eotf_avx2(p.data(), len, scale);
+      for (int i = len; i < n; ++i) {  // nothing written past len
+        ASSERT_EQ(std::memcmp(&o[i], &in[i], 4), 0) << "bt709_oetf_avx2 wrote past " << len;
+        ASSERT_EQ(std::memcmp(&p[i], &in[i], 4), 0) << "pq_eotf_avx2 wrote past " << len;
+        o[i] = oetf_portable[i];
+        p[i] = pq_portable[i];
+      }
+      expect_same(o, oetf_portable, "bt709_oetf_avx2");
+      expect_same(p, pq_portable, "pq_eotf_avx2");
+    }
+  } else {
+    std::printf("[  SKIPPED ] no AVX2 + FMA: the AVX2 kernels are not run\n");
+  }
+  if (skip_without_avx512()) return;
+  std::vector<float> o(in), p(in);
+  cpu::bt709_oetf_avx512(o.data(), n);
+  cpu::pq_eotf_avx512(p.data(), n, scale);
+  expect_same(o, oetf_portable, "bt709_oetf_avx512 against the portable lane");
+  expect_same(p, pq_portable, "pq_eotf_avx512 against the reference's table");
 }

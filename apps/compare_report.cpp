@@ -158,7 +158,7 @@ std::string compare_html(const std::vector<CompareMethod>& methods, const std::v
 
   h += "<h2>Scores</h2>\n<table class=\"scores\"><thead><tr><th>image</th><th>method</th><th>family</th>"
        "<th>status</th><th>TMQI Q</th><th>S</th><th>N</th><th>FSITM</th><th>&Delta;E00 mean</th>"
-       "<th>&Delta;E00 p95</th><th>hue shift &deg;</th><th>ms</th></tr></thead><tbody>\n";
+       "<th>&Delta;E00 p95</th><th>hue shift &deg;</th><th>reversals %</th><th>ms</th></tr></thead><tbody>\n";
   for (const CompareRow& r : rows)
     for (std::size_t m = 0; m < methods.size(); ++m) {
       const CompareCell& c = r.cells[m];
@@ -169,6 +169,7 @@ std::string compare_html(const std::vector<CompareMethod>& methods, const std::v
            score(s.tmqi.s, "%.4f") + score(s.tmqi.n, "%.4f") + score(s.fsitm.mean, "%.4f") +
            score(s.colour.delta_e2000_mean, "%.2f") + score(s.colour.delta_e2000_p95, "%.2f") +
            score(s.colour.hue_shift_mean_deg, "%.2f") + "<td>" +
+           (c.reversals >= 0 ? number(c.reversals, "%.3f") : std::string()) + "</td><td>" +
            (c.status == "missing" ? std::string() : number(c.ms, "%.1f")) + "</td></tr>\n";
     }
   h += "</tbody></table>\n";
@@ -190,6 +191,7 @@ std::string compare_json(const std::vector<CompareMethod>& methods, const std::v
            ", \"message\": " + json_string(c.message) + ", \"command\": " + json_string(c.command) +
            ", \"output\": " + json_string(c.image) + ", \"ms\": " + json_number(c.ms);
       if (c.scored) j += ", " + quality_json_members(c.scores);
+      if (c.reversals >= 0) j += ", \"reversals_percent\": " + json_number(c.reversals);
       j += "}";
     }
   return j + "\n]}\n";

@@ -24,6 +24,11 @@ struct CompareCell {
   double ms = 0.0;      // tonekit: in-process tone_map (and search for auto); peers: the whole command
   bool scored = false;
   quality::QualityReport scores;
+  // Gradient reversals: % of the neighbouring pixel pairs within 8 px of a strong edge of the HDR
+  // (a factor of 4 between neighbours) whose output contrast has the opposite sign to the HDR's
+  // (by 2 codes or more, against an HDR contrast of 5 % or more): the signature of halos.
+  // -1: not measured (no 8-bit output).
+  double reversals = -1.0;
 };
 
 struct CompareRow {

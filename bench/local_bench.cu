@@ -131,6 +131,7 @@ void bench_ops(int w, int h) {
     const char* set_scales;
     int tile_width = 64;
     int tile_height = 32;
+    const char* param = "scales";  // the parameter set_scales sets
   };
   const Case cases[] = {
       {"reinhard-sat tile-local 64x64", "reinhard-sat", 0, DodgeVariant::readonly_cache, SatPrecision::tile_local_f64, nullptr, 64, 64},
@@ -146,12 +147,19 @@ void bench_ops(int w, int h) {
       {"reinhard-sat f64-scan-transpose-scan", "reinhard-sat", 3, DodgeVariant::readonly_cache, SatPrecision::global_f64, nullptr},
       {"reinhard-local", "reinhard-local", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, nullptr},
       {"drago-local", "drago-local", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, nullptr},
+      // Issue 36: the local Laplacian filter at its default K = 10, and at K = 6 and 16.
+      {"local-laplacian", "local-laplacian", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, nullptr},
+      {"local-laplacian levels=6", "local-laplacian", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, "6", 64, 32, "levels"},
+      {"local-laplacian levels=16", "local-laplacian", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, "16", 64, 32, "levels"},
+      // Issue 36: exposure fusion at its default N = 5, and at N = 3.
+      {"exposure-fusion", "exposure-fusion", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, nullptr},
+      {"exposure-fusion exposures=3", "exposure-fusion", 0, DodgeVariant::readonly_cache, SatPrecision::tiled_f32_pairs, "3", 64, 32, "exposures"},
   };
   for (const Case& c : cases) {
     if (g_only && !std::strstr(c.name, g_only)) continue;
     std::vector<std::pair<std::string, std::string>> set;
     if (std::string(c.op) == "reinhard-sat") set.push_back({"sat", std::to_string(c.sat)});
-    if (c.set_scales) set.push_back({"scales", c.set_scales});
+    if (c.set_scales) set.push_back({c.param, c.set_scales});
     auto params = prepare_params(c.op, set);
     if (!params.ok()) { std::fprintf(stderr, "%s\n", params.status().message().c_str()); std::exit(1); }
     ToneMapperConfig cfg;

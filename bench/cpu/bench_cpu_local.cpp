@@ -1,5 +1,6 @@
 // CPU benchmark of the local operators (issue: local operators, item 5): in-process tone mapping
-// of float RGB frames to RGB8 with reinhard-local, reinhard-sat and drago-local, the summed-area
+// of float RGB frames to RGB8 with reinhard-local, reinhard-sat, drago-local, local-laplacian and
+// exposure-fusion (issue 36), the summed-area
 // table build alone, and reinhard-sat's `scales` sweep (thesis 7.5: fewer box levels, faster).
 // Two frames: "scene", a structured HDR frame (smooth sky gradient, a sun, windows, a textured
 // dark foreground: the scale search runs deep) and "noise", per-pixel log-uniform noise over
@@ -125,7 +126,7 @@ void add(const std::string& name, void (*fn)(benchmark::State&, std::string, std
 
 void register_all() {
   for (const char* kind : {"scene", "noise"})
-    for (const char* op : {"reinhard-sat", "reinhard-local", "drago-local"})
+    for (const char* op : {"reinhard-sat", "reinhard-local", "drago-local", "local-laplacian", "exposure-fusion"})
       add(std::string("cpu/") + op + "/" + kind + "/rgb32f->rgb8", BM_Local, op, kind, {});
   for (int scales = 1; scales <= 8; ++scales)
     add("cpu/reinhard-sat/scene/scales=" + std::to_string(scales), BM_Local, "reinhard-sat", "scene",

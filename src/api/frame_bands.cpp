@@ -10,6 +10,10 @@
 
 namespace tonekit {
 
+namespace {
+constexpr int kWholeFrameRows = 1 << 24;  // more rows than any frame has
+}  // namespace
+
 int operator_context_rows(const Params& params) {
   const core::LocalParams lp = core::local_params_from(params);
   switch (lp.kind) {
@@ -20,6 +24,10 @@ int operator_context_rows(const Params& params) {
     // Level i's centre is the Gaussian of radius gaussian_radius(i), its surround level i + 1's.
     case core::LocalKind::reinhard_gauss: return core::gaussian_radius(core::kMaxLocalScales - 1);
     case core::LocalKind::drago_local: return core::make_local_settings_hd(lp, core::CurveStats{}).window / 2;
+    // The pyramid's top level spans the frame: every band reads all of it (each GPU maps the whole
+    // frame and stores its own rows; exact, not faster).
+    case core::LocalKind::local_laplacian:
+    case core::LocalKind::exposure_fusion: return kWholeFrameRows;
   }
   return 0;
 }

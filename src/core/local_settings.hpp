@@ -5,13 +5,16 @@
 // (src/cpu/local/) and the CUDA kernels call the same code.
 //
 // Operators (registry ids): reinhard-local (Gaussian pyramid), reinhard-sat (Slomp & Oliveira
-// 2008 box filters from a summed-area table), drago-local (Qian 2013 pixel-centred average).
+// 2008 box filters from a summed-area table), drago-local (Qian 2013 pixel-centred average);
+// local-laplacian's maths is core/laplacian.hpp.
 #pragma once
 #include <math.h>
 
 #include "core/curve_setup.hpp"
 #include "core/curves.hpp"
 #include "core/hd.hpp"
+#include "core/fusion.hpp"
+#include "core/laplacian.hpp"
 
 #if !defined(__CUDA_ARCH__)
 #include <string_view>
@@ -22,7 +25,8 @@
 
 namespace tonekit::core {
 
-enum class LocalKind : int { none = 0, reinhard_gauss = 1, reinhard_box = 2, drago_local = 3 };
+enum class LocalKind : int { none = 0, reinhard_gauss = 1, reinhard_box = 2, drago_local = 3, local_laplacian = 4,
+                             exposure_fusion = 5 };
 
 constexpr int kMaxLocalScales = 8;
 
@@ -138,7 +142,14 @@ struct LocalParams {
   int window = 7;         // window (any integer; window | 1 is used)
   double bias = 0.85;     // bias
   double ld_max = 100.0;  // ld_max
-  double exposure = 1.0;  // exposure
+  double exposure = 1.0;  // exposure (drago-local: a multiplier; local-laplacian: stops)
+  // local-laplacian (core/laplacian.hpp)
+  double detail = 0.6;    // detail (alpha)
+  double range = 0.35;    // range (beta)
+  double sigma = 1.0;     // sigma (sigma_r)
+  int levels = 10;        // levels (K)
+  // exposure-fusion (core/fusion.hpp)
+  FusionParams fusion;    // exposures, contrast, chroma (saturation weight), exposedness, sigma
 };
 
 TK_HD LocalSettings make_local_settings_hd(const LocalParams& p, const CurveStats& st) {
@@ -230,6 +241,8 @@ inline LocalKind local_kind_for(const OperatorDesc& op) {
   if (&op == &ReinhardLocalOperator::descriptor()) return LocalKind::reinhard_gauss;
   if (&op == &ReinhardSatOperator::descriptor()) return LocalKind::reinhard_box;
   if (&op == &DragoLocalOperator::descriptor()) return LocalKind::drago_local;
+  if (&op == &LocalLaplacianOperator::descriptor()) return LocalKind::local_laplacian;
+  if (&op == &ExposureFusionOperator::descriptor()) return LocalKind::exposure_fusion;
   return LocalKind::none;
 }
 
@@ -247,8 +260,25 @@ inline LocalParams local_params_from(const Params& p) {
     lp.bias = p.get("bias");
     lp.ld_max = p.get("ld_max");
     lp.exposure = p.get("exposure");
+  } else if (lp.kind == LocalKind::local_laplacian) {
+    lp.detail = p.get("detail");
+    lp.range = p.get("range");
+    lp.sigma = p.get("sigma");
+    lp.levels = static_cast<int>(p.get("levels"));
+    lp.exposure = p.get("exposure");
+  } else if (lp.kind == LocalKind::exposure_fusion) {
+    lp.fusion.exposures = static_cast<int>(p.get("exposures"));
+    lp.fusion.contrast = p.get("contrast");
+    lp.fusion.saturation = p.get("chroma");
+    lp.fusion.exposedness = p.get("exposedness");
+    lp.fusion.sigma = p.get("sigma");
   }
   return lp;
+}
+
+// local-laplacian's remapping function and level count from its parameters.
+inline LlfCurve llf_curve_from(const LocalParams& p) {
+  return make_llf_curve(p.detail, p.range, p.sigma, p.levels, p.exposure);
 }
 
 inline LocalSettings make_local_settings(const Params& p, const FrameStats& f) {

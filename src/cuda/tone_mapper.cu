@@ -71,7 +71,7 @@ bool uses_glare(const GlareParams& g, int width, int height) {
 
 // The pass slot of an operator: the global pass, or 1 + core::LocalKind for a local one (host
 // code: the registry lookup). The one place that looks at the operator's locality.
-constexpr int kGlobalSlot = 0, kPassSlots = 5;
+constexpr int kGlobalSlot = 0, kPassSlots = 7;  // 1 + the largest core::LocalKind (exposure_fusion = 5) + 1
 int pass_slot(const Params& p) {
 #if !defined(__CUDA_ARCH__)
   if (p.op().locality == Locality::global) return kGlobalSlot;

@@ -4,9 +4,26 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 
+#include "core/half.hpp"
+#include "tonekit/image.hpp"
+
 namespace tonekit::gpu_test {
+
+// Sample i of an output image as a number (codes for u8 / u16, values for f16 / f32).
+inline double output_sample(const OutputImage& img, std::size_t i) {
+  const unsigned char* b = img.bytes.data();
+  switch (img.type) {
+    case PixelType::u8: return b[i];
+    case PixelType::u16: { std::uint16_t v; std::memcpy(&v, b + 2 * i, 2); return v; }
+    case PixelType::f16: { std::uint16_t v; std::memcpy(&v, b + 2 * i, 2); return core::half_to_float(v); }
+    case PixelType::f32: { float v; std::memcpy(&v, b + 4 * i, 4); return v; }
+  }
+  return 0;
+}
 
 inline bool gpu_present(std::string& why) {
   int n = 0;

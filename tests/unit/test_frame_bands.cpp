@@ -25,6 +25,13 @@ TEST(FrameBands, ContextRowsPerOperator) {
   Result<Params> wide = prepare_params("drago-local", {{"window", "31"}});
   ASSERT_TRUE(wide.ok()) << wide.status().message();
   EXPECT_EQ(operator_context_rows(*wide), 15);
+  // The pyramid operators' top level spans the frame: every band takes all the other rows.
+  for (const char* op : {"local-laplacian", "exposure-fusion"}) {
+    EXPECT_GE(context_of(op), 1 << 20) << op;
+    auto bands = plan_bands(4320, {0, 1, 2}, context_of(op));
+    ASSERT_TRUE(bands.ok()) << bands.status().message();
+    for (const FrameBand& b : *bands) EXPECT_EQ(b.context_above + b.rows + b.context_below, 4320) << op;
+  }
 }
 
 TEST(FrameBands, CoverTheFrameOnAlignedBoundaries) {

@@ -67,6 +67,7 @@ TEST_F(CompareCli, ReportHoldsEveryOperatorAndPeer) {
       ASSERT_FALSE(c.empty()) << method;
       EXPECT_NE(c.find("\"status\": \"ok\""), std::string::npos) << c;
       EXPECT_NE(c.find("\"tmqi\""), std::string::npos) << c;  // scored
+      EXPECT_NE(c.find("\"reversals_percent\""), std::string::npos) << c;  // halos measured around the edges
       EXPECT_NE(c.find("\"command\": \"tonekit map 'inputs/room.pfm'"), std::string::npos) << c;
     }
     EXPECT_TRUE(fs::exists(dir_ / "report" / "images" / "room" / (std::string(op->id) + ".png"))) << op->id;

@@ -180,10 +180,16 @@ TEST_P(RegistryProperty, FiniteMonotoneBlackStaysBlack) {
     // 32 px before the end, beyond every local neighbourhood radius (Gaussian 27, box 19,
     // drago-local window / 2 <= 31).
     const int checked = find_operator(c.op)->locality == Locality::local ? n - 32 : n;
+    // The Laplacian-pyramid operators (local-laplacian, exposure-fusion) blend coarse levels that see
+    // the ramp's kinks (the log floor, the bright end): a pixel may step against this gentle slope
+    // (2 % of a decade per pixel) by a few percent (measured at the parameters' ends: up to 2.7 %
+    // and 5.6 %); anything more is a fault.
+    const bool pyramid = c.op == "local-laplacian" || c.op == "exposure-fusion";
+    const double rel = pyramid ? 0.07 : 0.0;
     for (int px = 0; px < checked; ++px) {
       double v = value(px, 1);
-      if (type == PixelType::f32) ASSERT_GE(v, prev - 1e-6) << c.op << " " << c.param << "=" << c.value << " px " << px;
-      else ASSERT_GE(v, prev - 2.5 / 255) << c.op << " " << c.param << "=" << c.value << " px " << px;  // TPDF dither spans +-1 code each side
+      if (type == PixelType::f32) ASSERT_GE(v, prev * (1 - rel) - 1e-6) << c.op << " " << c.param << "=" << c.value << " px " << px;
+      else ASSERT_GE(v, prev * (1 - rel) - 2.5 / 255) << c.op << " " << c.param << "=" << c.value << " px " << px;  // TPDF dither spans +-1 code each side
       prev = v;
     }
     for (int ch = 0; ch < 3; ++ch) EXPECT_EQ(value(n, ch), 0.0) << "black must stay black: " << c.op;

@@ -5,8 +5,10 @@
 #pragma once
 #include "core/operators/drago.hpp"
 #include "core/operators/drago_local.hpp"
+#include "core/operators/exposure_fusion.hpp"
 #include "core/operators/histeq.hpp"
 #include "core/operators/linear.hpp"
+#include "core/operators/local_laplacian.hpp"
 #include "core/operators/log.hpp"
 #include "core/operators/reinhard.hpp"
 #include "core/operators/reinhard_local.hpp"
@@ -18,6 +20,7 @@ namespace tonekit::core {
 using GlobalOperators = OperatorList<LinearOperator, LogOperator, DragoOperator, ReinhardOperator, HisteqOperator>;
 
 // Local operators: their own passes (core/local_settings.hpp, src/cpu/local, src/cuda/local).
-using LocalOperators = OperatorList<ReinhardLocalOperator, ReinhardSatOperator, DragoLocalOperator>;
+using LocalOperators = OperatorList<ReinhardLocalOperator, ReinhardSatOperator, DragoLocalOperator, LocalLaplacianOperator,
+                                   ExposureFusionOperator>;
 
 }  // namespace tonekit::core

@@ -19,6 +19,8 @@ Status tone_map_local(const ImageView& in, const Params& params, const ImageView
     case core::LocalKind::reinhard_gauss: stats = reinhard_gauss_map(in, params, colour, out, &stats_ms, hook); break;
     case core::LocalKind::reinhard_box: stats = reinhard_sat_map(in, params, colour, out, &stats_ms, hook); break;
     case core::LocalKind::drago_local: stats = drago_local_map(in, params, colour, out, &stats_ms, hook); break;
+    case core::LocalKind::local_laplacian: stats = local_laplacian_map(in, params, colour, out, &stats_ms, hook); break;
+    case core::LocalKind::exposure_fusion: stats = exposure_fusion_map(in, params, colour, out, &stats_ms, hook); break;
     case core::LocalKind::none:
       return invalid_argument(std::string("operator '") + params.op().id + "' has no CPU local implementation");
   }

@@ -1,4 +1,5 @@
-// CPU reference of the local operators (reinhard-local, reinhard-sat, drago-local): statistics,
+// CPU reference of the local operators (reinhard-local, reinhard-sat, drago-local, local-laplacian,
+// exposure-fusion): statistics,
 // local adaptation, then the global pipeline's vectorised colour/transfer/quantise stages
 // (cpu/map_kernels.hpp) with chunk.ld filled from the local result. The maths is
 // core/local_settings.hpp and sat/box_query.hpp, the functions the CUDA kernels call.
@@ -16,7 +17,7 @@ namespace tonekit::cpu::local {
 Status tone_map_local(const ImageView& in, const Params& params, const ImageView& out, FrameStats* stats_out,
                       MapTimings* timings, const CurveStatsHook* hook = nullptr);
 
-// The three operators. Each reads the input once for statistics fused with its own first pass
+// The operators. Each reads the input once for statistics fused with its own first pass
 // (table rows or luminance plane), derives core::LocalSettings from Params and the statistics,
 // and returns the statistics (bit-identical to cpu::compute_stats); *stats_ms gets the fused pass.
 FrameStats reinhard_gauss_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
@@ -25,6 +26,10 @@ FrameStats reinhard_sat_map(const ImageView& in, const Params& params, const cor
                             const ImageView& out, double* stats_ms, const CurveStatsHook* hook = nullptr);
 FrameStats drago_local_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
                            const ImageView& out, double* stats_ms, const CurveStatsHook* hook = nullptr);
+FrameStats local_laplacian_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
+                               const ImageView& out, double* stats_ms, const CurveStatsHook* hook = nullptr);
+FrameStats exposure_fusion_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
+                               const ImageView& out, double* stats_ms, const CurveStatsHook* hook = nullptr);
 
 // Scale selection of reinhard-local on a float plane (w x h, packed): fills `response` with
 // V1(x, y, s_m) per pixel, in units of plane * plane_scale (the operator passes L_w and
@@ -38,6 +43,14 @@ void reinhard_sat_response(const float* lum, const double* table, int w, int h, 
                            float* response, double table_scale = 1.0);
 // Qian 2013's pixel-centred n x n mean of a plane (running sums; borders copy the nearest interior
 // value); n is clipped per axis to the largest odd size that fits.
+// local-laplacian's collapsed output O_0 (ln units; L_d = core::llf_display(O_0, frame)) of a
+// plane of sanitised L_w (w x h, packed), with the frame constants it used. Exposed for the tests.
+core::LlfFrame local_laplacian_output(const float* lw, int w, int h, const core::LlfCurve& c, double max_luminance,
+                                      double min_positive, float* out);
+// exposure-fusion's steps (exposed for the tests): the N normalised weight planes (e * w * h + i)
+// from p = L_w^(1/2.2) and the channels' q (3 planes, r g b), then the blended display value F.
+void exposure_fusion_weights(const float* p, const float* q, int w, int h, const core::FusionFrame& f, float* weights);
+void exposure_fusion_output(const float* p, const float* weights, int w, int h, const core::FusionFrame& f, float* out);
 void pixel_centred_mean(const float* plane, int w, int h, int window, float* mean);
 
 }  // namespace tonekit::cpu::local

@@ -386,6 +386,10 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) local_map_kernel(LocalMapArg
     if constexpr (P == LocalPath::gauss) {
       const float scale = static_cast<float>(s.lum_scale);
       ld = core::reinhard_local_ld(lw * scale, a.centre[static_cast<std::size_t>(y) * w + x]);
+    } else if constexpr (P == LocalPath::laplacian) {
+      ld = core::llf_display(a.llf_out[static_cast<std::size_t>(y) * w + x], *a.llf_frame);
+    } else if constexpr (P == LocalPath::fusion) {
+      ld = core::fusion_display(a.llf_out[static_cast<std::size_t>(y) * w + x]);
     } else if constexpr (P == LocalPath::drago) {
       const int nx = fitted_window(s.window, w), rx = nx / 2;
       const int ny = fitted_window(s.window, h);
@@ -742,6 +746,12 @@ Status launch_map_in(LocalPath path, DodgeVariant v, const LocalMapArgs& a, cuda
       return launch_sat_tile<In, 32, 32>(a, s);
     case LocalPath::gauss: local_map_kernel<In, LocalPath::gauss, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
     case LocalPath::drago: local_map_kernel<In, LocalPath::drago, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a); break;
+    case LocalPath::laplacian:
+      local_map_kernel<In, LocalPath::laplacian, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a);
+      break;
+    case LocalPath::fusion:
+      local_map_kernel<In, LocalPath::fusion, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a);
+      break;
     case LocalPath::sat_tiled:
       local_map_kernel<In, LocalPath::sat_tiled, DodgeVariant::global_loads><<<grid, block, 0, s>>>(a);
       break;

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "core/fusion.hpp"
+#include "core/laplacian.hpp"
 #include "core/local_settings.hpp"
 #include "cuda/pipeline.hpp"
 #include "cuda/tuning.hpp"
@@ -44,6 +46,8 @@ struct LocalMapArgs {
   int dither = 1;
   const core::LocalSettings* settings = nullptr;  // device
   const float* centre = nullptr;     // reinhard-local: V1(s_m) per pixel
+  const float* llf_out = nullptr;    // local-laplacian, exposure-fusion: the collapsed output O_0 per pixel
+  const core::LlfFrame* llf_frame = nullptr;  // local-laplacian: its frame constants (device)
   const double* colsum = nullptr;    // drago-local: window column sums per pixel
   const double* table = nullptr;     // reinhard-sat, float64 table
   const float* hi = nullptr;         // reinhard-sat, tiled pairs
@@ -70,7 +74,7 @@ struct LocalMapArgs {
   cuda::Encode420 encode{};
 };
 
-enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, drago };
+enum class LocalPath { gauss, sat_tiled, sat_f64, sat_tile, drago, laplacian, fusion };
 
 // Sanitised luminance L_w of every pixel (w x h floats, packed).
 Status launch_luminance_plane(InputFormat in, const unsigned char* src, std::size_t in_stride, int w, int h,
@@ -88,6 +92,49 @@ Status launch_gauss_pyramid(const float* plane, int w, int h, const GaussWeights
 Status launch_drago_columns(const float* plane, int w, int h, const core::LocalSettings* settings, double* colsum,
                             cudaStream_t s);
 Status launch_local_map(InputFormat in, LocalPath path, DodgeVariant variant, const LocalMapArgs& a, cudaStream_t s);
+
+// local-laplacian's device scratch (core/laplacian.hpp), allocated once per size by LocalPass.
+struct LlfScratch {
+  float* pyramid = nullptr;         // levels >= 1 of the K + 1 pyramids (core::llf_geometry(w, h, K + 1))
+  std::size_t pyramid_floats = 0;
+  float* output = nullptr;          // levels >= 1 of the output pyramid (core::llf_geometry(w, h, 1))
+  std::size_t output_floats = 0;
+  float* out0 = nullptr;            // O_0: w x h
+  core::LlfFrame* frame = nullptr;
+};
+// One collapse step (level j): O_j = blend of the coefficients + up(O_{j+1}).
+struct LlfCollapseArgs {
+  int w = 0, h = 0, cw = 0, ch = 0;  // level j's size and level j + 1's
+  bool level0 = false;               // j = 0: rj is the log plane remapped (gj), not a stored plane
+  const float* gj = nullptr;         // G_j (level 0: the log plane)
+  const float* rj = nullptr;         // R_j^0; plane k at k * rj_plane
+  std::size_t rj_plane = 0;
+  const float* rc = nullptr;         // R_{j+1}^0; plane k at k * rc_plane
+  std::size_t rc_plane = 0;
+  const float* oc = nullptr;         // O_{j+1}
+  float* oj = nullptr;
+};
+// local-laplacian from the sanitised luminance plane (turned into its log in place) and the
+// device statistics: the pyramids, the top, the collapse into sc.out0 and sc.frame.
+Status launch_local_laplacian(float* plane, int w, int h, const FrameStats* stats, const core::LlfCurve& c,
+                              const LlfScratch& sc, cudaStream_t s);
+
+// exposure-fusion's device scratch (core/fusion.hpp), allocated once per size by LocalPass.
+struct FusionScratch {
+  float* pyramid = nullptr;         // levels >= 1 of the 2N pyramids (core::llf_geometry(w, h, 2 N))
+  std::size_t pyramid_floats = 0;
+  float* output = nullptr;          // levels >= 1 of the output pyramid
+  std::size_t output_floats = 0;
+  float* out0 = nullptr;            // O_0, the fused display value: w x h
+  float* q = nullptr;               // the channels' c^(1/2.2): 3 planes of w x h
+  float* weights = nullptr;         // the normalised weights at level 0: N planes of w x h
+  core::FusionFrame* frame = nullptr;
+};
+// exposure-fusion from the sanitised luminance plane (turned into p = L_w^(1/2.2) in place), the
+// input (its channels) and the device statistics: into sc.out0.
+Status launch_exposure_fusion(InputFormat fmt, const unsigned char* in, std::size_t in_stride, float* plane, int w, int h,
+                              const FrameStats* stats, const core::FusionParams& params, const FusionScratch& sc,
+                              cudaStream_t s);
 
 // Young & van Vliet's recursive Gaussian (recursive_gauss.cu), for the study of which Gaussian
 // wins at each of reinhard-local's scales; not the operator's path (the reference is exact).

@@ -1,5 +1,5 @@
 // LocalPass: the local operators' pass of the device pipeline (cuda/operator_pass.hpp):
-// reinhard-local, reinhard-sat, drago-local. process() enqueues on the caller's stream, with no
+// reinhard-local, reinhard-sat, drago-local, local-laplacian, exposure-fusion. process() enqueues on the caller's stream, with no
 // allocation and no host synchronisation:
 //   statistics (the base's run: the global backend's fused pass, launch_stats) -> luminance plane ->
 //   core::make_local_settings_hd on the device -> local adaptation (summed-area table, Gaussian
@@ -36,7 +36,11 @@ class LocalPass final : public OperatorPass {
   ~LocalPass() override {
     for (void* p : {static_cast<void*>(settings), static_cast<void*>(plane), static_cast<void*>(table),
                     static_cast<void*>(hi), static_cast<void*>(lo), static_cast<void*>(tmp), static_cast<void*>(centre),
-                    static_cast<void*>(active), static_cast<void*>(colsum), static_cast<void*>(peak_hist)})
+                    static_cast<void*>(active), static_cast<void*>(colsum), static_cast<void*>(peak_hist),
+                    static_cast<void*>(llf.pyramid), static_cast<void*>(llf.output), static_cast<void*>(llf.out0),
+                    static_cast<void*>(llf.frame), static_cast<void*>(fusion.pyramid), static_cast<void*>(fusion.output),
+                    static_cast<void*>(fusion.out0), static_cast<void*>(fusion.q), static_cast<void*>(fusion.weights),
+                    static_cast<void*>(fusion.frame)})
       cudaFree(p);
     cuda_local::sat_work_destroy(sat);
   }
@@ -64,6 +68,28 @@ class LocalPass final : public OperatorPass {
         gauss = cuda_local::make_gauss_weights();
         break;
       case core::LocalKind::drago_local: TK_CUDA_CHECK(cudaMalloc(&colsum, n * sizeof(double))); break;
+      case core::LocalKind::local_laplacian: {
+        // Sized for the largest K of the registry's range, so set_params never reallocates.
+        llf.pyramid_floats = core::llf_geometry(w, h, core::kLlfMaxK + 1).total();
+        llf.output_floats = core::llf_geometry(w, h, 1).total();
+        TK_CUDA_CHECK(cudaMalloc(&llf.pyramid, std::max<std::size_t>(llf.pyramid_floats, 1) * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&llf.output, std::max<std::size_t>(llf.output_floats, 1) * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&llf.out0, n * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&llf.frame, sizeof(core::LlfFrame)));
+        break;
+      }
+      case core::LocalKind::exposure_fusion: {
+        // Sized for the most exposures of the registry's range, so set_params never reallocates.
+        fusion.pyramid_floats = core::llf_geometry(w, h, 2 * core::kFusionMaxExposures).total();
+        fusion.output_floats = core::llf_geometry(w, h, 1).total();
+        TK_CUDA_CHECK(cudaMalloc(&fusion.pyramid, std::max<std::size_t>(fusion.pyramid_floats, 1) * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&fusion.output, std::max<std::size_t>(fusion.output_floats, 1) * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&fusion.out0, n * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&fusion.q, 3 * n * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&fusion.weights, core::kFusionMaxExposures * n * sizeof(float)));
+        TK_CUDA_CHECK(cudaMalloc(&fusion.frame, sizeof(core::FusionFrame)));
+        break;
+      }
       case core::LocalKind::none: break;
     }
     return {};
@@ -91,6 +117,7 @@ class LocalPass final : public OperatorPass {
     if (lp.kind != core::LocalKind::none && kind != lp.kind)
       return invalid_argument("LocalPass::set_params: another local operator needs another pass");
     lp = core::local_params_from(p);
+    if (lp.kind == core::LocalKind::local_laplacian) llf_curve = core::llf_curve_from(lp);
     peak_percentile = core::peak_percentile_of(p);
     {  // the activity offsets depend on phi and the key only: the host's, as the CPU reference's
       const core::LocalSettings hs = core::make_local_settings_hd(lp, core::CurveStats{});
@@ -133,6 +160,11 @@ class LocalPass final : public OperatorPass {
   cuda_local::GaussWeights gauss{};
   // drago-local
   double* colsum = nullptr;
+  // local-laplacian
+  cuda_local::LlfScratch llf;
+  core::LlfCurve llf_curve{};
+  // exposure-fusion
+  cuda_local::FusionScratch fusion;
   // The robust peak (drago-local's peak_percentile < 100): core::kPeakBins counters.
   double peak_percentile = 100.0;
   unsigned long long* peak_hist = nullptr;
@@ -237,6 +269,24 @@ Status LocalPass::process(const PassFrame& request) {
       path = cuda_local::LocalPath::drago;
       if (Status st = cuda_local::launch_drago_columns(plane, w, h, settings, colsum, s); !st.ok()) return st;
       a.colsum = colsum;
+      break;
+    case core::LocalKind::local_laplacian:
+      path = cuda_local::LocalPath::laplacian;
+      if (Status st = cuda_local::launch_local_laplacian(plane, w, h, f.temporal.state ? &frame_->adapted : &frame_->stats,
+                                                         llf_curve, llf, s);
+          !st.ok())
+        return st;
+      a.llf_out = llf.out0;
+      a.llf_frame = llf.frame;
+      break;
+    case core::LocalKind::exposure_fusion:
+      path = cuda_local::LocalPath::fusion;
+      if (Status st = cuda_local::launch_exposure_fusion(c.input, g.in, f.in_stride, plane, w, h,
+                                                         f.temporal.state ? &frame_->adapted : &frame_->stats, lp.fusion,
+                                                         fusion, s);
+          !st.ok())
+        return st;
+      a.llf_out = fusion.out0;
       break;
     case core::LocalKind::none: return invalid_argument("ToneMapper: no local operator");
   }

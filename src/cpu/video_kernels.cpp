@@ -3,7 +3,7 @@
 // the encode transfer and matrix per pixel, through the same core functions as the device.
 #include "cpu/video_kernels.hpp"
 
-#define TK_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
+#define TK_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default"), flatten))
 
 namespace tonekit::cpu {
 

@@ -15,7 +15,7 @@
 #include "cpu/local/local_common.hpp"
 #include "cpu/local/local_tone_map.hpp"
 
-#define TK_LOCAL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define TK_LOCAL_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 
 namespace tonekit::cpu::local {
 namespace detail {

@@ -17,7 +17,7 @@
 #include "cpu/sat/box_query.hpp"
 #include "cpu/sat/sat_table.hpp"
 
-#define TK_LOCAL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define TK_LOCAL_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 
 namespace tonekit::cpu::local {
 namespace detail {

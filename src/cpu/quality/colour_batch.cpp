@@ -12,7 +12,7 @@
 
 #include "cpu/quality/colour_maths.hpp"
 
-#define TK_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define TK_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 
 namespace tonekit::quality::detail {
 

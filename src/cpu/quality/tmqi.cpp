@@ -38,7 +38,7 @@ double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 // the 11-tap window over rows y .. y + 10 of the horizontal moments (row stride ow), then the
 // visibility model and the map. Over x the loop vectorises (this file is built with fast-math and
 // cloned for AVX-512 / AVX2: libmvec's erfc; the scalar loop was 10 % of an --auto search).
-__attribute__((target_clones("avx512f", "avx2", "default")))
+__attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 double fidelity_row_sum(const double* __restrict mx, const double* __restrict my, const double* __restrict mxx,
                         const double* __restrict myy, const double* __restrict mxy, int ow, const double* __restrict w,
                         double tau, double spread) {

@@ -3,10 +3,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "tonekit/image.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
+#include "tonekit/video.hpp"
 
 namespace tonekit {
 
@@ -78,6 +80,14 @@ bool cuda_memory_info(std::size_t* used, std::size_t* total);
 // host entries on Backend::cuda) run; each device keeps its own cached pipeline (`map --devices` maps on one
 // thread per device). Default: the runtime's current device (0).
 Status use_cuda_device(int device);
+
+// A scene-linear still in BT.2020 primaries -> BT.709 in place, through the gamut mapping of the
+// video decode (tonekit/video.hpp GamutMapping; scene 1.0 = reference_white cd/m^2 for the
+// perceptual mapping's ICtCp): RGB or RGBA float, alpha untouched. NaN and negatives become 0 and
+// +Inf 65504 first (the sanitising policy), so the statistics then count no bad pixels. Runs on
+// the host before either backend maps the image; invalid_argument for other channel counts or a
+// reference_white outside [1, 10000].
+Status convert_bt2020_to_bt709(Image& image, GamutMapping gamut, double reference_white = 203.0);
 
 // Tone maps a host float image with the operator and parameters in `params`.
 // `out` is (re)allocated. Never writes NaN.

@@ -18,7 +18,8 @@
 set -euo pipefail
 tonekit=$(readlink -f "$1")
 command -v ffmpeg >/dev/null || { echo "ffmpeg not installed"; exit 77; }
-ffmpeg -hide_banner -filters 2>/dev/null | grep -q " libplacebo " || { echo "ffmpeg has no libplacebo filter"; exit 77; }
+filters=$(ffmpeg -hide_banner -filters 2>/dev/null || true)
+grep -q " libplacebo " <<<"$filters" || { echo "ffmpeg has no libplacebo filter"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -34,20 +35,20 @@ y = b"".join(struct.pack("<H", 64 + x) for x in range(w)) * h
 c = struct.pack("<H", 512) * ((w // 2) * (h // 2))
 open("ramp.yuv", "wb").write(y + c + c)
 PY
-ffmpeg -v error -f rawvideo -pix_fmt yuv420p10le -s ${W}x${H} -i ramp.yuv -c:v libx265 -x265-params "$META" -y ramp.mkv
+ffmpeg -nostdin -v error -f rawvideo -pix_fmt yuv420p10le -s ${W}x${H} -i ramp.yuv -c:v libx265 -x265-params "$META" -y ramp.mkv
 "$tonekit" synth night-drive drive.y4m --frames 2 --size 320x180 >/dev/null
-ffmpeg -v error -i drive.y4m -pix_fmt yuv420p10le -c:v libx265 -x265-params "$META" -y drive.mkv
-ffmpeg -v error -i drive.mkv -f rawvideo -pix_fmt yuv420p10le -y drive.yuv
+ffmpeg -nostdin -v error -i drive.y4m -pix_fmt yuv420p10le -c:v libx265 -x265-params "$META" -y drive.mkv
+ffmpeg -nostdin -v error -i drive.mkv -f rawvideo -pix_fmt yuv420p10le -y drive.yuv
 
 placebo() {  # $1 input, $2 tonemapping, $3 param, $4 output
-  ffmpeg -v error -init_hw_device vulkan=vk -filter_hw_device vk -i "$1" -vf \
+  ffmpeg -nostdin -v error -init_hw_device vulkan=vk -filter_hw_device vk -i "$1" -vf \
     "hwupload,libplacebo=tonemapping=$2:tonemapping_param=$3:tonemapping_mode=luma:peak_detect=0:gamut_mode=clip:dithering=none:colorspace=bt709:color_primaries=bt709:color_trc=bt709:range=tv:format=yuv420p,hwdownload,format=yuv420p" \
     -f rawvideo -y "$4"
 }
 tk() {  # $1 raw yuv420p10 input, $2 size, $3 op, $4 output, then --set flags
   local in=$1 size=$2 op=$3 out=$4; shift 4
   "$tonekit" stream "$in" "$out" --input-format yuv420p10 --size "$size" --transfer pq --primaries bt2020 --op "$op" \
-    --set gamma=2.4 --set dither=0 "$@" --output-format yuv420p --backend cpu
+    --set gamma=2.4 --set dither=0 "$@" --output-format yuv420p --backend cpu </dev/null
 }
 # Y' plane differences: largest, mean |d|, share within 1 code; over the pixels whose tonekit Y' is above code 16.
 compare_luma() {
@@ -59,7 +60,7 @@ print("largest %d, mean %.2f, %.1f %% within 1 code" % (max(d), sum(d) / len(d),
 PY
 }
 
-ffmpeg -v error -i ramp.mkv -f rawvideo -pix_fmt yuv420p10le -y ramp_dec.yuv
+ffmpeg -nostdin -v error -i ramp.mkv -f rawvideo -pix_fmt yuv420p10le -y ramp_dec.yuv
 common=(--set source_peak=1000 --set target_peak=203 --set reference_white=203)
 while read -r op pl param extra; do
   tk ramp_dec.yuv ${W}x${H} "$op" tk_ramp.yuv ${common[@]+"${common[@]}"} $extra

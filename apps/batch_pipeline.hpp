@@ -26,6 +26,10 @@ struct BatchSettings {
   int jpeg_quality = 92;
   int png_level = io::kDefaultPngLevel;
   GlareParams glare;               // strength 0: off
+  // Inputs in BT.2020 primaries (map --primaries bt2020): converted to BT.709 with this gamut
+  // mapping after decoding (convert_bt2020_to_bt709); false: inputs are BT.709.
+  bool input_bt2020 = false;
+  GamutMapping gamut = GamutMapping::clip;
   bool create_folders = false;     // -o patterns may name folders that do not exist yet
   // 0: chosen from the core count (batch_pipeline.cpp: 2 decoders and 4 images in flight on
   // 2-8 cores, up to 4 and 8 on 16 or more).

@@ -99,5 +99,6 @@ void add_studio_command(CLI::App& app, int& exit_code);
 void add_quality_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_stream_command(CLI::App& app, int& exit_code);
+void add_lut_command(CLI::App& app, int& exit_code);
 
 }  // namespace tonekit::cli

@@ -39,6 +39,8 @@ struct MapOptions {
   int decoders = 0;        // --decoders: decoding threads (0: from the core count)
   int in_flight = 0;       // --in-flight: images alive at once (0: from the core count)
   int encoders = 0;        // --encoders: encoding threads (0: from the core count)
+  std::string primaries = "bt709";  // --primaries: the inputs' primaries
+  std::string gamut = "clip";       // --gamut: BT.2020 -> BT.709 gamut mapping
 };
 
 bool is_hdr_file(const fs::path& p) {
@@ -211,6 +213,14 @@ int run_map(const MapOptions& o) {
   run.jpeg_quality = o.quality;
   run.png_level = o.png_level;
   run.glare = o.glare;
+  {
+    auto primaries = parse_primaries(o.primaries);
+    if (!primaries.ok()) return report(primaries.status());
+    auto gamut = parse_gamut_mapping(o.gamut);
+    if (!gamut.ok()) return report(gamut.status());
+    run.input_bt2020 = *primaries == Primaries::bt2020;
+    run.gamut = *gamut;
+  }
   run.create_folders = batch;
   run.progress = batch;
   run.devices = devices;
@@ -277,6 +287,13 @@ void add_map_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--png-level", o->png_level,
                   "PNG level 0-9: 0 stores, 1 (ISA-L) deflates fastest, 2-9 (zlib) smaller and slower, 9 smallest (README: the size/time table)")
+      ->capture_default_str();
+  cmd->add_option("--primaries", o->primaries,
+                  "the inputs' primaries: bt709, or bt2020 (converted to BT.709 with --gamut before mapping)")
+      ->capture_default_str();
+  cmd->add_option("--gamut", o->gamut,
+                  "BT.2020 -> BT.709 gamut mapping: clip (out-of-gamut colours onto the boundary), desaturate "
+                  "(softly towards the luminance), perceptual (chroma soft-clipped in ICtCp, hue kept)")
       ->capture_default_str();
   cmd->add_option("--glare", o->glare.strength,
                   "glare/bloom strength (0 = off): blurred bright-pass added to the scene before mapping")

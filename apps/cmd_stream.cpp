@@ -24,7 +24,7 @@ using namespace tonekit::stream;
 
 struct StreamOptions {
   std::string input, output;
-  std::string input_format, size, fps, transfer, primaries, matrix, range;
+  std::string input_format, size, fps, transfer, primaries, matrix, range, gamut;
   double reference_white = 203.0, hlg_peak = 1000.0;
   std::optional<long long> start;
   long long frames = -1;
@@ -71,6 +71,11 @@ Result<InputColour> input_colour(const StreamOptions& o, const SourceInfo& info)
     auto r = parse_yuv_range(o.range);
     if (!r.ok()) return r.status();
     c.range = *r;
+  }
+  if (!o.gamut.empty()) {
+    auto g = parse_gamut_mapping(o.gamut);
+    if (!g.ok()) return g.status();
+    c.gamut = *g;
   }
   c.reference_white = o.reference_white;
   c.hlg_peak = o.hlg_peak;
@@ -237,6 +242,9 @@ void add_stream_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--fps", o->fps, "frame rate (30, 29.97, 30000/1001): y4m output header; default: the y4m input's, else 30");
   cmd->add_option("--transfer", o->transfer, "pq, hlg or linear (default: pq for YUV and rgb48, linear for float)");
   cmd->add_option("--primaries", o->primaries, "bt2020 or bt709 (default: bt2020 for YUV and rgb48, bt709 for float)");
+  cmd->add_option("--gamut", o->gamut,
+                  "BT.2020 -> BT.709 gamut mapping: clip (default: out-of-gamut colours onto the boundary), desaturate "
+                  "(softly towards the luminance), perceptual (chroma soft-clipped in ICtCp, hue kept)");
   cmd->add_option("--matrix", o->matrix, "YUV matrix: bt2020nc or bt709 (default: from the primaries)");
   cmd->add_option("--range", o->range, "YUV range: limited (tv) or full (pc) (default: the y4m header's, else limited)");
   cmd->add_option("--reference-white", o->reference_white, "cd/m^2 that PQ/HLG map to scene 1.0 (BT.2408)")->capture_default_str();

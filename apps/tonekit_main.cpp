@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   cli::add_quality_command(app, exit_code);
   cli::add_compare_command(app, exit_code);
   cli::add_stream_command(app, exit_code);
+  cli::add_lut_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -23,6 +23,9 @@ struct ParamDesc {
   const char* help;
   bool integer = false;  // whole numbers only (bins, scales, flags)
   bool auto_search = true;  // --auto may move it (false: a choice about the statistics, not the look's tuning)
+  // Names of the values of a choice (integer) parameter, comma-separated, value 0 first
+  // ("luminance,rgb,max-rgb,hybrid"): Params::set accepts a name for its number. Null: numbers only.
+  const char* choices = nullptr;
 };
 
 struct OperatorDesc {
@@ -53,7 +56,7 @@ class Params {
   double get(std::string_view name) const;  // aborts on an unknown name: a programming error
   bool has(std::string_view name) const;     // whether the operator takes this parameter
   Status set(std::string_view name, double value);   // validates range and integrality
-  Status set(std::string_view name, std::string_view text);  // parses, then validates
+  Status set(std::string_view name, std::string_view text);  // parses (a number, or a choice's name), then validates
   std::vector<std::pair<std::string, double>> values() const;
 
  private:

@@ -3,10 +3,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "tonekit/image.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
+#include "tonekit/video.hpp"
 
 namespace tonekit {
 
@@ -78,6 +80,31 @@ bool cuda_memory_info(std::size_t* used, std::size_t* total);
 // host entries on Backend::cuda) run; each device keeps its own cached pipeline (`map --devices` maps on one
 // thread per device). Default: the runtime's current device (0).
 Status use_cuda_device(int device);
+
+// A scene-linear still in BT.2020 primaries -> BT.709 in place, through the gamut mapping of the
+// video decode (tonekit/video.hpp GamutMapping; scene 1.0 = reference_white cd/m^2 for the
+// perceptual mapping's ICtCp): RGB or RGBA float, alpha untouched. NaN and negatives become 0 and
+// +Inf 65504 first (the sanitising policy), so the statistics then count no bad pixels. Runs on
+// the host before either backend maps the image; invalid_argument for other channel counts or a
+// reference_white outside [1, 10000].
+Status convert_bt2020_to_bt709(Image& image, GamutMapping gamut, double reference_white = 203.0);
+
+// A global operator's map for fixed statistics as a 3D LUT (tonekit lut, written as .cube):
+// lattice point (r, g, b) of size^3 holds the output R'G'B' in [0, 1] (the BT.709 OETF, or
+// v^(1/gamma) with the `gamma` parameter: what `tonekit stream` encodes for yuv420p / nv12) of
+// the input signal (r, g, b) / (size - 1) decoded by `colour` (transfer, reference white,
+// primaries, gamut mapping), red fastest. A linear input has a 1D shaper before the lattice:
+// `shaper` samples x in [0, shaper_max] evenly (shaper_max = 10000 / reference_white) and holds
+// PQ^-1(x reference_white), the signal the lattice is indexed by. invalid_argument for a local
+// operator, an operator whose curve reads the histogram (histeq), size outside [2, 129],
+// statistics without a positive peak and log-average.
+struct Lut3d {
+  int size = 0;
+  std::vector<float> rgb;     // size^3 * 3, red fastest, then green, then blue
+  std::vector<float> shaper;  // linear input only (else empty)
+  double shaper_max = 0.0;
+};
+Status make_lut3d(const Params& params, const FrameStats& stats, const InputColour& colour, int size, Lut3d& out);
 
 // Tone maps a host float image with the operator and parameters in `params`.
 // `out` is (re)allocated. Never writes NaN.

@@ -54,11 +54,21 @@ Result<Primaries> parse_primaries(std::string_view name);
 Result<YuvMatrix> parse_yuv_matrix(std::string_view name);
 Result<YuvRange> parse_yuv_range(std::string_view name);
 
+// Gamut mapping of BT.2020 inputs onto BT.709 (src/core/gamut.hpp has the definitions):
+//   clip:        the policy below: only colours outside BT.709 move, each just onto its boundary.
+//   desaturate:  towards the pixel's luminance (kept), softly: saturated colours near and beyond
+//                the boundary are compressed into it, so they keep their differences.
+//   perceptual:  chroma compressed softly in ICtCp at constant intensity and hue, relative to
+//                BT.709's boundary at that intensity and hue.
+enum class GamutMapping : std::uint8_t { clip, desaturate, perceptual };
+const char* gamut_mapping_name(GamutMapping g);
+Result<GamutMapping> parse_gamut_mapping(std::string_view name);
+
 // The input's colour: how to get scene-linear BT.709 RGB from its samples.
-// Gamut policy for BT.2020 inputs: the 2020 -> 709 matrix is applied in linear light; a channel
-// that comes out negative (a colour outside BT.709) is handled by desaturating the pixel toward
-// its own luminance just enough that its smallest channel is 0 (luminance and hue kept), so no
-// negative channel ever reaches the curve.
+// Gamut policy for BT.2020 inputs (`gamut`, clip by default): the 2020 -> 709 matrix is applied in
+// linear light; with clip, a channel that comes out negative (a colour outside BT.709) is handled
+// by desaturating the pixel toward its own luminance just enough that its smallest channel is 0
+// (luminance and hue kept). No mapping lets a negative channel reach the curve.
 struct InputColour {
   Transfer transfer = Transfer::linear;
   Primaries primaries = Primaries::bt709;
@@ -66,6 +76,7 @@ struct InputColour {
   YuvRange range = YuvRange::limited;        // YUV layouts only
   double reference_white = 203.0;            // cd/m^2 that becomes 1.0 (pq, hlg)
   double hlg_peak = 1000.0;                  // nominal peak luminance of the HLG OOTF, cd/m^2
+  GamutMapping gamut = GamutMapping::clip;   // BT.2020 -> BT.709 (bt2020 primaries only)
 };
 // Ranges checked at the boundary: reference_white in [1, 10000], hlg_peak in [100, 10000].
 Status validate(const InputColour& c);

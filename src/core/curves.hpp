@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 
+#include "core/colour_modes.hpp"
 #include "core/hd.hpp"
 #include "core/operators/registry.hpp"
 
@@ -45,6 +46,14 @@ TK_HD void visit_curve(const PreparedCurve<T>& c, F&& f) {
     using Op = decltype(op);
     f(c.constants.template get<typename Op::template Curve<T>>());
   });
+}
+
+// The frame's colour mode (core/colour_modes.hpp): kModeLuminance for curves without one.
+template <class T>
+TK_HD int curve_colour_mode(const PreparedCurve<T>& c) {
+  int mode = kModeLuminance;
+  visit_curve(c, [&](const auto& curve) { mode = colour_mode_of(curve); });
+  return mode;
 }
 
 template <class U, class T>

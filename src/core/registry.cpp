@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/colour_modes.hpp"
 #include "core/operators/registry.hpp"
 
 namespace tonekit {
@@ -27,6 +28,47 @@ ParamDesc peak_percentile_param() {
           "L_max); 99.99 = the robust peak, which ignores the brightest 0.01 % (glints, hot pixels, the sun) "
           "so they neither dim the frame nor make video flicker. Below 100 it costs one more read of the frame",
           false, false};
+}
+
+std::vector<ParamDesc> display_curve_params(std::vector<ParamDesc> own) {
+  own.push_back({"target_peak", 100.0, 10.0, 10000.0, "the display's peak in cd/m^2 (L_d = 1): 100 SDR, 1000 an HDR monitor",
+                 false, false});
+  own.push_back({"target_black", 0.0, 0.0, 5.0,
+                 "the display's black in cd/m^2: > 0 lifts the shadows to it (BT.2390's black-level lift); black "
+                 "pixels stay black", false, false});
+  own.push_back({"source_peak", 0.0, 0.0, 10000.0,
+                 "the source's peak in cd/m^2 (the mastering display's, e.g. 1000); 0 = the frame's L_max "
+                 "(brightest pixel, or the robust peak: peak_percentile) times reference_white", false, false});
+  own.push_back({"reference_white", 203.0, 1.0, 10000.0,
+                 "cd/m^2 of scene-linear 1.0: 203 (BT.2408 diffuse white) as tonekit stream's --reference-white "
+                 "divides PQ/HLG light by", false, false});
+  own.push_back({"mode", 0.0, 0.0, 3.0,
+                 "colour: luminance (0: hue and saturation kept), rgb (1: per channel, highlights desaturate), "
+                 "max-rgb (2: curve of the brightest channel, nothing clips), hybrid (3: luminance below display "
+                 "grey, per channel towards white)", true, false, kColourModeNames});
+  own.push_back(peak_percentile_param());
+  return own;
+}
+
+std::vector<ParamDesc> look_curve_params(std::vector<ParamDesc> own) {
+  own.push_back({"exposure", 1.0, 0.01, 100.0, "e: scene-linear values are multiplied by e before the curve"});
+  own.push_back({"mode", 0.0, 0.0, 3.0,
+                 "colour: luminance (0: hue and saturation kept), rgb (1: per channel, as the look's reference "
+                 "applies it), max-rgb (2: curve of the brightest channel), hybrid (3: luminance below display "
+                 "grey, per channel towards white)", true, false, kColourModeNames});
+  return own;
+}
+
+LookSettings look_settings_from(const Params& p) { return {p.get("exposure"), static_cast<int>(p.get("mode"))}; }
+
+DisplayTarget display_target_from(const Params& p) {
+  DisplayTarget d;
+  d.target_peak = p.get("target_peak");
+  d.target_black = p.get("target_black");
+  d.source_peak = p.get("source_peak");
+  d.reference_white = p.get("reference_white");
+  d.mode = static_cast<int>(p.get("mode"));
+  return d;
 }
 }  // namespace core
 
@@ -103,8 +145,30 @@ Status Params::set(std::string_view name, double value) {
                           "' (it takes: " + known + ")");
 }
 
+// The index of `text` among a choice parameter's comma-separated names; -1: not one of them.
+static int choice_index(const char* choices, std::string_view text) {
+  if (!choices) return -1;
+  std::string_view list(choices);
+  for (int index = 0;; ++index) {
+    const std::size_t comma = list.find(',');
+    if (list.substr(0, comma) == text) return index;
+    if (comma == std::string_view::npos) return -1;
+    list.remove_prefix(comma + 1);
+  }
+}
+
 Status Params::set(std::string_view name, std::string_view text) {
   std::string s(text);
+  for (const ParamDesc* d : descs_)
+    if (name == d->name && d->choices) {
+      const int index = choice_index(d->choices, text);
+      if (index >= 0) return set(name, static_cast<double>(index));
+      char* end = nullptr;
+      std::strtod(s.c_str(), &end);
+      if (s.empty() || end != s.c_str() + s.size())
+        return invalid_argument("parameter '" + std::string(name) + "' of operator '" + op_->id + "': '" + s +
+                                "' is not one of " + d->choices + " (or their numbers 0, 1, ...)");
+    }
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size())

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/colour.hpp"
+#include "core/gamut.hpp"
 #include "core/hd.hpp"
 #include "core/portable_math.hpp"
 #include "tonekit/video.hpp"
@@ -305,7 +306,7 @@ TK_HD void ycbcr10_codes_to_rgb(T y_code, T cb_code, T cr_code, bool full_range,
 }
 
 // Signal -> scene-linear BT.709 (1.0 = diffuse white) for one pixel, the second half of every
-// decode: transfer, reference white, then BT.2020 -> BT.709 and the gamut policy.
+// decode: transfer, reference white, then BT.2020 -> BT.709 and the gamut mapping (core/gamut.hpp).
 //   linear: as is (YUV layouts: negative excursions -> 0; float layouts were sanitised before);
 //   pq:     EOTF of the clamped signal / reference_white;
 //   hlg:    inverse OETF, OOTF for hlg_peak (luminance weights of the frame's primaries),
@@ -320,6 +321,8 @@ struct VideoLinearise {
   LumaWeights<float> weights;
   const float* pq_table;  // pq_eotf_table's table: host memory here, the device's copy on the GPU
   const LerpPair* pq_pairs = nullptr;  // the device's copy of pq_eotf_pairs_host (the device reads these)
+  GamutMapping gamut = GamutMapping::clip;  // bt2020 only (core/gamut.hpp)
+  float reference_white = 203.0f;           // cd/m^2 of scene 1.0 (the perceptual gamut mapping's ICtCp)
 };
 inline VideoLinearise make_video_linearise(const InputColour& c, InputFormat f) {
   const bool bt2020 = c.primaries == Primaries::bt2020;
@@ -330,7 +333,10 @@ inline VideoLinearise make_video_linearise(const InputColour& c, InputFormat f) 
                         static_cast<float>(c.hlg_peak / c.reference_white),
                         static_cast<float>(hlg_system_gamma(c.hlg_peak)),
                         luma_weights<float>(bt2020),
-                        pq_eotf_table_host()};
+                        pq_eotf_table_host(),
+                        nullptr,
+                        c.gamut,
+                        static_cast<float>(c.reference_white)};
 }
 // In float: PQ through pq_eotf_table, HLG through core/portable_math.hpp's exp / pow, which round
 // identically on the CPU and the GPU (its comment says why: PQ magnifies a pow's last bit ~30 times).
@@ -362,8 +368,19 @@ TK_HD void linearise_pixel(const VideoLinearise& s, float& r, float& g, float& b
       break;
   }
   if (s.bt2020) {
-    bt2020_to_bt709(r, g, b);
-    gamut_clip_desaturate(r, g, b);
+    switch (s.gamut) {
+      case GamutMapping::clip:
+        bt2020_to_bt709(r, g, b);
+        gamut_clip_desaturate(r, g, b);
+        break;
+      case GamutMapping::desaturate:
+        bt2020_to_bt709(r, g, b);
+        gamut_soft_desaturate(r, g, b);
+        break;
+      case GamutMapping::perceptual:
+        gamut_perceptual(r, g, b, s.reference_white);
+        break;
+    }
   }
 }
 

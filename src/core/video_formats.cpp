@@ -108,6 +108,18 @@ Result<Primaries> parse_primaries(std::string_view name) {
   static constexpr Primaries all[] = {Primaries::bt709, Primaries::bt2020};
   return parse_named(name, "primaries", all, primaries_name);
 }
+const char* gamut_mapping_name(GamutMapping g) {
+  switch (g) {
+    case GamutMapping::clip: return "clip";
+    case GamutMapping::desaturate: return "desaturate";
+    case GamutMapping::perceptual: return "perceptual";
+  }
+  return "?";
+}
+Result<GamutMapping> parse_gamut_mapping(std::string_view name) {
+  static constexpr GamutMapping all[] = {GamutMapping::clip, GamutMapping::desaturate, GamutMapping::perceptual};
+  return parse_named(name, "gamut mapping", all, gamut_mapping_name);
+}
 Result<YuvMatrix> parse_yuv_matrix(std::string_view name) {
   static constexpr YuvMatrix all[] = {YuvMatrix::bt2020_ncl, YuvMatrix::bt709};
   return parse_named(name, "YUV matrix", all, yuv_matrix_name);

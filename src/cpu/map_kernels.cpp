@@ -301,6 +301,24 @@ TK_CLONES void colour_chunk(Chunk& c, int n, float saturation) {
   }
 }
 
+// The curves with a colour mode other than luminance (core/colour_modes.hpp): curve and colour
+// together, per pixel, by the one TK_HD definition the CUDA kernels call.
+TK_CLONES void mode_chunk(const core::CurveSettings& s, Chunk& c, int n, float saturation) {
+  core::visit_curve(core::cast_curve<float>(s), [&](const auto& curve) {
+    const int mode = core::colour_mode_of(curve);
+    for (int i = 0; i < n; ++i) core::map_colour_mode(curve, mode, c.r[i], c.g[i], c.b[i], c.lw[i], saturation);
+  });
+}
+
+void map_colour_chunk(const core::CurveSettings& s, Chunk& c, int n, float saturation) {
+  if (core::curve_colour_mode(s) == core::kModeLuminance) {  // today's path, its bytes unchanged
+    curve_chunk(s, c, n);
+    colour_chunk(c, n, saturation);
+  } else {
+    mode_chunk(s, c, n, saturation);
+  }
+}
+
 TK_CLONES void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
                            void* out_row) {
   const std::size_t offset = static_cast<std::size_t>(x0) * channels;

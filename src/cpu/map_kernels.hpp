@@ -45,6 +45,9 @@ struct LuminanceReduction {
 void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r);
 void curve_chunk(const core::CurveSettings& s, Chunk& c, int n);
 void colour_chunk(Chunk& c, int n, float saturation);
+// curve_chunk then colour_chunk for curves in luminance mode (all but the display curves' other
+// modes); the other modes through core::map_colour_mode, per pixel: c.r/g/b become display RGB.
+void map_colour_chunk(const core::CurveSettings& s, Chunk& c, int n, float saturation);
 // Writes pixels [x0, x0 + n) of an output row with `channels` (3 or 4) of type `type`.
 void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
                  void* out_row);

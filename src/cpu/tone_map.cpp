@@ -69,8 +69,7 @@ Status tone_map(const ImageView& in, const Params& params, const ImageView& out,
       for (int x0 = 0; x0 < in.width; x0 += kChunk) {
         const int n = std::min(kChunk, in.width - x0);
         load_chunk(in_row, x0, n, in.channels, in.type, chunk);
-        curve_chunk(curve, chunk, n);
-        colour_chunk(chunk, n, static_cast<float>(colour.saturation));
+        map_colour_chunk(curve, chunk, n, static_cast<float>(colour.saturation));
         store_chunk(chunk, x0, n, y, out.channels, out.type, static_cast<float>(colour.gamma), colour.dither, out_row);
       }
     }

@@ -619,6 +619,7 @@ Status fast_map(const FastVideoJob& j, const FramePlanes& frame, const Params& p
   std::vector<float> hist_table;
   const core::CurveSettings curve = cpu::global_curve(scene.view(), plan, stats, hook, hist_table);
   const float saturation = static_cast<float>(core::make_colour_settings(params).saturation);
+  const bool by_luminance = core::curve_colour_mode(curve) == core::kModeLuminance;
   // cpu::tone_map's map pass per chunk (load, curve, colour), its clamp to [0, 1] left to the
   // OETF's own, straight into the planar row encode_planar reads.
   const int w = j.width;
@@ -626,17 +627,21 @@ Status fast_map(const FastVideoJob& j, const FramePlanes& frame, const Params& p
   encode_frame(w, j.height, layout, dither, out, [&](int y, float* rgb) {
     cpu::Chunk c;
     const float* r = scene.pixels.data() + static_cast<std::size_t>(y) * w;
-    if (planar && saturation == 1.0f && map_planar_curve(curve, r, r + plane, r + 2 * plane, w, rgb)) return;
+    if (planar && saturation == 1.0f && by_luminance && map_planar_curve(curve, r, r + plane, r + 2 * plane, w, rgb)) return;
     for (int x0 = 0; x0 < w; x0 += cpu::kChunk) {
       const int n = std::min(cpu::kChunk, w - x0);
       if (planar) cpu::load_planar_chunk(r + x0, r + plane + x0, r + 2 * plane + x0, n, c);
       else cpu::load_chunk(scene.row(y), x0, n, 3, PixelType::f32, c);
-      cpu::curve_chunk(curve, c, n);
-      if (saturation == 1.0f) {
+      if (!by_luminance) {  // the colour modes (core/colour_modes.hpp)
+        cpu::map_colour_chunk(curve, c, n, saturation);
+      } else {
+        cpu::curve_chunk(curve, c, n);
+      }
+      if (by_luminance && saturation == 1.0f) {
         colour_into(c, n, rgb + x0, rgb + w + x0, rgb + 2 * w + x0);
         continue;
       }
-      cpu::colour_chunk(c, n, saturation);
+      if (by_luminance) cpu::colour_chunk(c, n, saturation);
       std::memcpy(rgb + x0, c.r, sizeof(float) * static_cast<std::size_t>(n));
       std::memcpy(rgb + w + x0, c.g, sizeof(float) * static_cast<std::size_t>(n));
       std::memcpy(rgb + 2 * w + x0, c.b, sizeof(float) * static_cast<std::size_t>(n));
@@ -650,7 +655,7 @@ TK_ISA_END
 #if TK_ISA_PRIMARY
 bool FastVideo::covers(InputFormat format, const InputColour& colour, bool yuv_output, double gamma) {
   return is_yuv(format) && (colour.transfer == Transfer::pq || colour.transfer == Transfer::linear) && yuv_output &&
-         gamma == 0.0;
+         gamma == 0.0 && (colour.primaries == Primaries::bt709 || colour.gamut == GamutMapping::clip);
 }
 
 struct FastVideo::Workspace : FastVideoWorkspace {};

@@ -230,6 +230,24 @@ __device__ __forceinline__ float ratio_default(const Curve& curve, const Reinhar
   }
 }
 
+// The curves with a colour mode other than luminance (core/colour_modes.hpp): the CPU's
+// cpu::map_colour_chunk maths, core::map_colour_mode, then the general path's encode. Whether the
+// pixel was mapped here (false: luminance mode, the paths below).
+template <class O, class Curve>
+__device__ __forceinline__ bool map_by_mode(const Curve& curve, const MapColour& colour, std::uint32_t h, float r,
+                                            float g, float b, unsigned* codes) {
+  if constexpr (core::HasColourMode<Curve>::value) {
+    if (curve.mode == core::kModeLuminance) return false;
+    core::map_colour_mode(curve, curve.mode, r, g, b, core::luminance_fma(r, g, b), colour.saturation);
+    codes[0] = encode<O>(r, colour, h, 0);
+    codes[1] = encode<O>(g, colour, h, 1);
+    codes[2] = encode<O>(b, colour, h, 2);
+    return true;
+  } else {
+    return false;
+  }
+}
+
 template <class In, class O, bool kDefault, bool kReinhard, class Curve>
 __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameGeometry& g,
                                           unsigned char* out, std::size_t out_stride, const Curve& curve,
@@ -245,7 +263,8 @@ __device__ __forceinline__ void map_group(const MapGroupIn<In>& in, const FrameG
     const float r = sanitise_input<In>(v[p * C]), gg = sanitise_input<In>(v[p * C + 1]), b = sanitise_input<In>(v[p * C + 2]);
     const std::uint32_t h = core::dither_pixel_hash(x + p, seed);  // one hash per pixel
     const float rgb[3] = {r, gg, b};
-    if constexpr (kDefault && O::code == 0) {
+    if (map_by_mode<O>(curve, colour, h, r, gg, b, codes + p * CO)) {
+    } else if constexpr (kDefault && O::code == 0) {
       // 8-bit sRGB (v11): srgb8_dither_word per channel, the dither fields summed once per pixel.
       // For reinhard (v15) the scaled luminance l = scale * L_w comes directly, the scale folded
       // into the luminance weights (within an ulp of the CPU's L_w * scale), then the ratio
@@ -401,6 +420,15 @@ __device__ __forceinline__ void map_encode_pixel(const Curve& curve, const Reinh
   const float rgb[3] = {sanitise_value(in[0]), sanitise_value(in[1]), sanitise_value(in[2])};
   const float lw = core::luminance_fma(rgb[0], rgb[1], rgb[2]);
   float o[3];
+  if constexpr (core::HasColourMode<Curve>::value) {
+    if (curve.mode != core::kModeLuminance) {  // core/colour_modes.hpp, as map_by_mode
+      o[0] = rgb[0], o[1] = rgb[1], o[2] = rgb[2];
+      core::map_colour_mode(curve, curve.mode, o[0], o[1], o[2], lw, colour.saturation);
+      for (int i = 0; i < 3; ++i) o[i] = core::clamp01(o[i]) + 0.0f;
+      core::display_pixel_ycbcr(o[0], o[1], o[2], enc.gamma, enc.oetf_table, luma, cb, cr);
+      return;
+    }
+  }
   if (unit_saturation) {
     const float k = ratio_default<kIsReinhard<Curve>>(curve, cf, lw);
 #pragma unroll

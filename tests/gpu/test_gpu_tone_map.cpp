@@ -357,6 +357,35 @@ TEST(GpuParams, test_gpu_parameter_settings) {
   }
 }
 
+// ---- the display curves' colour modes (core/colour_modes.hpp): every operator with a `mode`
+// (from the registry), every mode, with saturation and lifted blacks, on the map kernel's paths
+// (8-bit sRGB default, 16-bit, float) ----
+TEST(GpuParams, test_gpu_colour_modes_match_cpu) {
+  REQUIRE_GPU();
+  const auto px = random_pixels(257, 129, 23, true);
+  const Frame f = make_frame(px, 257, 129, 4, InputFormat::rgba_f32);
+  const Frame h = make_frame(px, 257, 129, 4, InputFormat::rgba_f16);
+  for (const OperatorDesc* op : all_operators()) {
+    bool has_mode = false, has_black = false;
+    for (const ParamDesc* p : all_params(*op)) {
+      has_mode |= std::string(p->name) == "mode";
+      has_black |= std::string(p->name) == "target_black";
+    }
+    if (!has_mode) continue;
+    for (const char* mode : {"luminance", "rgb", "max-rgb", "hybrid"}) {
+      RunOptions o;
+      o.settings = {{"mode", mode}};
+      check_against_cpu(f, op->id, {PixelType::u8, 4}, o);
+      check_against_cpu(h, op->id, {PixelType::u8, 3}, o);
+      check_against_cpu(f, op->id, {PixelType::u16, 3}, o);
+      check_against_cpu(f, op->id, {PixelType::f32, 3}, o);
+      o.settings.push_back({"saturation", "0.7"});
+      if (has_black) o.settings.push_back({"target_black", "0.5"});
+      check_against_cpu(f, op->id, {PixelType::u8, 4}, o);
+    }
+  }
+}
+
 // ---- the robust peak (peak_percentile < 100): every operator with an L_max, every input format,
 // 1x1 to 8K, percentiles from 50 to 99.99, degenerate frames ----
 TEST(GpuRobustPeak, test_gpu_robust_peak_matches_cpu) {

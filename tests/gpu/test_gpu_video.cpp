@@ -85,11 +85,13 @@ HostFrame make_frame(InputFormat f, int w, int h, std::size_t pad, unsigned seed
   return fr;
 }
 
-void check_video(const HostFrame& fr, const InputColour& colour, const char* op, OutputLayout layout, int tolerance) {
-  const std::string what = std::string(op) + " " + input_format_name(fr.format) + " " + transfer_name(colour.transfer) +
-                           " " + primaries_name(colour.primaries) + " -> " + output_layout_name(layout) + " " +
-                           std::to_string(fr.w) + "x" + std::to_string(fr.h);
-  Result<Params> params = prepare_params(op);
+void check_video(const HostFrame& fr, const InputColour& colour, const char* op, OutputLayout layout, int tolerance,
+                 const std::vector<std::pair<std::string, std::string>>& settings = {}) {
+  std::string what = std::string(op) + " " + input_format_name(fr.format) + " " + transfer_name(colour.transfer) +
+                     " " + primaries_name(colour.primaries) + " gamut " + gamut_mapping_name(colour.gamut) + " -> " +
+                     output_layout_name(layout) + " " + std::to_string(fr.w) + "x" + std::to_string(fr.h);
+  for (const auto& [name, value] : settings) what += " " + name + "=" + value;
+  Result<Params> params = prepare_params(op, settings);
   ASSERT_TRUE(params.ok());
   const OutputFormat rgba{PixelType::u8, 4};
   std::vector<std::uint8_t> ref;
@@ -198,6 +200,31 @@ TEST(GpuVideo, test_gpu_video_yuv_outputs_match_cpu) {
       check_video(fr, colour_of(Transfer::hlg, Primaries::bt2020, YuvMatrix::bt709, YuvRange::full), "drago-local", l, 2);
       // reinhard-sat's tile map encodes the 4:2:0 frame itself (encode_tile_420): partial tiles.
       check_video(fr, colour_of(Transfer::pq, Primaries::bt2020), "reinhard-sat", l, 2);
+    }
+}
+
+// The gamut mappings (core/gamut.hpp, in the decode) and the display curves' colour modes
+// (core/colour_modes.hpp: the map kernel and the fused map + 4:2:0 encode kernel) against the
+// CPU: every operator with a `mode` (from the registry) in every mode, PQ BT.2020 input through
+// each gamut mapping, interleaved RGBA and yuv420p out. Saturated random colours put many pixels
+// outside BT.709, so the soft gamut paths (bisection included) run.
+TEST(GpuVideo, GamutMappingsAndColourModesMatchCpu) {
+  REQUIRE_GPU();
+  unsigned seed = 300;
+  for (const GamutMapping g : {GamutMapping::clip, GamutMapping::desaturate, GamutMapping::perceptual})
+    for (const InputFormat f : {InputFormat::p010, InputFormat::gbrpf32}) {
+      const HostFrame fr = make_frame(f, 131, 70, 0, seed++);
+      InputColour colour = colour_of(Transfer::pq, Primaries::bt2020);
+      colour.gamut = g;
+      for (const OperatorDesc* op : all_operators()) {
+        bool has_mode = false;
+        for (const ParamDesc* p : all_params(*op)) has_mode |= std::string(p->name) == "mode";
+        if (!has_mode) continue;
+        for (const char* mode : {"luminance", "rgb", "max-rgb", "hybrid"})
+          for (const OutputLayout l : {OutputLayout::interleaved, OutputLayout::yuv420p})
+            check_video(fr, colour, op->id, l, 1, {{"mode", mode}});
+      }
+      check_video(fr, colour, "reinhard", OutputLayout::yuv420p, 1);
     }
 }
 

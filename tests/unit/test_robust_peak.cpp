@@ -145,8 +145,12 @@ TEST(RobustPeak, GlintsNoLongerDimTheFrame) {
     EXPECT_GT(rs.peak_luminance, 1.0) << op;
     const double with_max = mean_abs_difference(c100, g100), robust = mean_abs_difference(c_robust, g_robust);
     std::printf("[ peak ] %-12s mean |glints - clean|: L_max %.2f codes, robust %.3f codes\n", op, with_max, robust);
-    // Reinhard's L_max only sets the white point (1 code on average here); the others scale by it.
-    EXPECT_GT(with_max, std::string(op) == "reinhard" ? 0.5 : 20.0) << op << ": glints as L_max should change the frame";
+    // Reinhard's L_max only sets the white point (1 code on average here); the display curves
+    // (those with a source_peak: bt2390, mobius, ...) keep absolute luminance below their knee, so
+    // the peak moves only the highlights (0.4 to 65 codes here); the others scale by it.
+    bool display = false;
+    for (const ParamDesc* p : all_params(*find_operator(op))) display |= std::string(p->name) == "source_peak";
+    EXPECT_GT(with_max, std::string(op) == "reinhard" || display ? 0.2 : 20.0) << op << ": glints as L_max should change the frame";
     EXPECT_LT(robust, 0.1 * with_max) << op;
     EXPECT_LT(robust, 1.0) << op;
   }

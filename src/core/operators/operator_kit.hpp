@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "core/colour.hpp"
 #include "core/hd.hpp"
@@ -73,6 +74,39 @@ TK_HD void histogram_range_hd(const CurveStats& s, double& log_min, double& inv_
 // The robust peak's parameter (core/robust_peak.hpp): every operator whose curve reads L_max takes it.
 ParamDesc peak_percentile_param();
 
+// The display-referred curves (bt2390, bt2446a, hable, mobius, spline: the curves video tools
+// offer). Units: scene-linear 1.0 = reference_white cd/m^2 (default 203, BT.2408's diffuse white:
+// the video path's convention, tonekit/video.hpp InputColour::reference_white, so a PQ or HLG
+// frame's cd/m^2 come back exactly when both are the same); the output L_d is display light over
+// target_peak (1.0 = the display's peak). The source peak is source_peak cd/m^2 when given, else
+// the frame's L_max (the brightest pixel, or the robust peak: peak_percentile) in cd/m^2.
+struct DisplayTarget {
+  double target_peak = 100.0;
+  double target_black = 0.0;
+  double source_peak = 0.0;  // 0: from the frame
+  double reference_white = 203.0;
+  int mode = 0;  // core/colour_modes.hpp
+};
+// An operator's own parameters followed by target_peak, target_black, source_peak,
+// reference_white, mode and peak_percentile.
+std::vector<ParamDesc> display_curve_params(std::vector<ParamDesc> own);
+// The scene-referred looks (aces, agx, neutral): their own parameters followed by exposure and mode.
+std::vector<ParamDesc> look_curve_params(std::vector<ParamDesc> own);
+DisplayTarget display_target_from(const Params& p);
+// The looks' settings (look_curve_params).
+struct LookSettings {
+  double exposure = 1.0;
+  int mode = 0;
+};
+LookSettings look_settings_from(const Params& p);
+
+// The source peak in cd/m^2: the given one, else the frame's L_max (at least the target's peak:
+// a frame dimmer than the display, or black, is not expanded).
+TK_HD double source_peak_cd_hd(const DisplayTarget& d, const CurveStats& st) {
+  const double peak = d.source_peak > 0 ? d.source_peak : st.max_luminance * d.reference_white;
+  return peak > d.target_peak ? peak : d.target_peak;
+}
+
 // The defaults a global operator inherits.
 struct GlobalOperator {
   // Bins of the log-luminance histogram the operator's `prepare` reads as its `table` (the
@@ -81,6 +115,12 @@ struct GlobalOperator {
   static int histogram_bins(const Settings&) {
     return 0;
   }
+};
+
+// The scene-referred looks (aces, agx, neutral): their settings are exposure and mode.
+struct LookOperator : GlobalOperator {
+  using Settings = LookSettings;
+  static Settings settings_from(const Params& p) { return look_settings_from(p); }
 };
 
 // A list of operator types; global_operators.hpp holds the one list of global operators.

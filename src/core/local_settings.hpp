@@ -144,7 +144,7 @@ struct LocalParams {
   double ld_max = 100.0;  // ld_max
   double exposure = 1.0;  // exposure (drago-local: a multiplier; local-laplacian: stops)
   // local-laplacian (core/laplacian.hpp)
-  double detail = 0.6;    // detail (alpha)
+  double detail = 0.8;    // detail (alpha)
   double range = 0.35;    // range (beta)
   double sigma = 1.0;     // sigma (sigma_r)
   int levels = 10;        // levels (K)

@@ -62,7 +62,7 @@ double remap(double i, double g, double alpha, double beta, double sigma) {
 }
 
 struct LlfSetup {
-  double alpha = 0.6, beta = 0.35, sigma = 1.0, exposure = 0.0;
+  double alpha = 0.8, beta = 0.35, sigma = 1.0, exposure = 0.0;
   int levels = 10;
 };
 
@@ -227,8 +227,8 @@ TEST(LocalLaplacianReference, MatchesDirectDoubleImplementation) {
 }
 
 // The fast filter converges to the exact local Laplacian filter as K grows (Aubry et al. 2014):
-// at K = 16 its mean error is under 0.1 ln units (measured 0.067 on this 10-stop scene with a
-// 5-stop edge) and under half K = 4's (0.24).
+// at K = 16 its mean error is under 0.1 ln units (measured 0.026 on this 10-stop scene with a
+// 5-stop edge) and under half K = 4's (0.20).
 TEST(LocalLaplacianReference, CloseToTheExactFilter) {
   const int w = 24, h = 18;
   const auto lw = test_luminance(w, h, 9u);
@@ -251,20 +251,25 @@ TEST(LocalLaplacianReference, CloseToTheExactFilter) {
   EXPECT_LT(e16, 0.5 * e4);
 }
 
-// alpha = beta = 1 remaps nothing: the output is the scene scaled so its peak is white.
+// alpha = beta = 1 remaps nothing: the output is the scene times one factor (pixels under white).
 TEST(LocalLaplacianOperator, IdentityRemapIsLinear) {
   const int w = 37, h = 23;
   Image img(w, h, 3);
   const auto lw = test_luminance(w, h, 5u);
   for (std::size_t i = 0; i < lw.size(); ++i)
     for (int c = 0; c < 3; ++c) img.pixels[i * 3 + c] = lw[i];
-  const float peak = *std::max_element(lw.begin(), lw.end());
   const OutputImage out = map_image(img, {{"detail", "1"}, {"range", "1"}}, PixelType::f32);
   const float* v = reinterpret_cast<const float*>(out.bytes.data());
+  double scale = 0.0;
+  int checked = 0;
   for (std::size_t i = 0; i < lw.size(); ++i) {
-    const double want = lw[i] / peak;  // linear output (f32: linear display values)
-    ASSERT_NEAR(v[i * 3 + 1], want, 1e-4 * std::max(1.0, want) + 1e-6) << i;
+    if (v[i * 3 + 1] >= 0.99f || v[i * 3 + 1] < 1e-3f) continue;  // clipped at white, or too dark to compare
+    const double r = v[i * 3 + 1] / lw[i];  // f32: linear display values
+    if (scale == 0.0) scale = r;
+    ASSERT_NEAR(r, scale, 2e-4 * scale) << i;
+    ++checked;
   }
+  EXPECT_GT(checked, static_cast<int>(lw.size() / 4));
 }
 
 // Zeros, negatives, NaN and Inf: finite output in [0, 1], black stays black, at every parameter end.
@@ -299,7 +304,7 @@ TEST(LocalLaplacianOperator, BadPixelsAndRangeEnds) {
 
 // A hard edge between two flat regions 8 stops apart (a brighter pixel elsewhere holds the peak,
 // so neither side clips): the overshoot of the bright side next to the edge over its value 32 px
-// away (a halo) stays under 5 % (measured 2.5 %), where reinhard-local's dodging overshoots by
+// away (a halo) stays under 5 % (measured 0.8 %), where reinhard-local's dodging overshoots by
 // over 20 % (measured 36 %).
 TEST(LocalLaplacianOperator, HardEdgeHaloIsSmall) {
   const int w = 256, h = 64;
@@ -313,7 +318,10 @@ TEST(LocalLaplacianOperator, HardEdgeHaloIsSmall) {
     const std::size_t row = static_cast<std::size_t>(48) * w;
     return v[(row + w / 2) * 3 + 1] / v[(row + w / 2 + 32) * 3 + 1];
   };
-  const double llf = overshoot(map_image(img, {}, PixelType::f32));
+  // Three stops down: the bright side stays under white (1 would hide an overshoot).
+  const OutputImage llf_out = map_image(img, {{"exposure", "-3"}}, PixelType::f32);
+  EXPECT_LT(reinterpret_cast<const float*>(llf_out.bytes.data())[(static_cast<std::size_t>(48) * w + w / 2) * 3 + 1], 0.95f);
+  const double llf = overshoot(llf_out);
   auto rl = prepare_params("reinhard-local");
   OutputImage ref;
   ASSERT_TRUE(tone_map(img, rl.value(), {PixelType::f32, 3}, Backend::cpu, ref).ok());

@@ -19,15 +19,16 @@ struct LocalLaplacianOperator {
         "(sigma_r + beta (|d| - sigma_r)) beyond (edges). Fast form: K levels g_k over the frame's "
         "log range, each with its remapped pyramid, coefficients interpolated linearly between the "
         "two levels around g. The top level is compressed by beta around its mean, the result "
-        "collapsed and exp'd with the compressed peak at 1. No halos at hard edges (their "
+        "collapsed and exp'd with white halfway between the compressed peak and, if lower, the "
+        "level that puts the mean log at 0.18. No halos at hard edges (their "
         "differences exceed sigma_r and are only scaled by beta); the cost is K pyramids.",
         Locality::local,
         {
-            {"detail", 0.6, 0.1, 2.0, "alpha: detail exponent; < 1 enhances local contrast under sigma_r, > 1 smooths it"},
+            {"detail", 0.8, 0.1, 2.0, "alpha: detail exponent; < 1 enhances local contrast under sigma_r, > 1 smooths it"},
             {"range", 0.35, 0.0, 1.0, "beta: range compression of differences over sigma_r (edges and the large scale); 1 keeps the scene's range"},
             {"sigma", 1.0, 0.1, 3.0, "sigma_r: edge threshold in ln units of luminance (1 = a factor e); differences under it are detail"},
             {"levels", 10.0, 2.0, 16.0, "K: sampled intensity levels over the frame's log range; more is closer to the exact filter and slower", true},
-            {"exposure", 0.0, -4.0, 4.0, "stops added to the result (0: the compressed peak maps to white)"},
+            {"exposure", 0.0, -4.0, 4.0, "stops added to the result"},
         }};
     return desc;
   }

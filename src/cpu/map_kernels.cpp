@@ -312,10 +312,10 @@ TK_CLONES void mode_chunk(const core::CurveSettings& s, Chunk& c, int n, float s
 
 void map_colour_chunk(const core::CurveSettings& s, Chunk& c, int n, float saturation) {
   if (core::curve_colour_mode(s) == core::kModeLuminance) {  // today's path, its bytes unchanged
-    curve_chunk(s, c, n);
-    colour_chunk(c, n, saturation);
+    TK_ISA_NS::curve_chunk(s, c, n);
+    TK_ISA_NS::colour_chunk(c, n, saturation);
   } else {
-    mode_chunk(s, c, n, saturation);
+    TK_ISA_NS::mode_chunk(s, c, n, saturation);
   }
 }
 
@@ -366,6 +366,9 @@ void count_bad_pixels(const void* row, int x0, int n, int channels, PixelType ty
 void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r) { TK_ISA_DISPATCH(reduce_luminance(c, n, r)); }
 void curve_chunk(const core::CurveSettings& s, Chunk& c, int n) { TK_ISA_DISPATCH(curve_chunk(s, c, n)); }
 void colour_chunk(Chunk& c, int n, float saturation) { TK_ISA_DISPATCH(colour_chunk(c, n, saturation)); }
+void map_colour_chunk(const core::CurveSettings& s, Chunk& c, int n, float saturation) {
+  TK_ISA_DISPATCH(map_colour_chunk(s, c, n, saturation));
+}
 void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
                  void* out_row) {
   TK_ISA_DISPATCH(store_chunk(c, x0, n, y, channels, type, gamma, dither, out_row));

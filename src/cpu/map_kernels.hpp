@@ -62,6 +62,7 @@ void count_bad_pixels(const void* row, int x0, int n, int channels, PixelType ty
 void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r);
 void curve_chunk(const core::CurveSettings& s, Chunk& c, int n);
 void colour_chunk(Chunk& c, int n, float saturation);
+void map_colour_chunk(const core::CurveSettings& s, Chunk& c, int n, float saturation);
 void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
                  void* out_row);
 )

@@ -108,16 +108,7 @@ struct Options {
   int frames = 1;
 };
 
-double sample(const OutputImage& img, std::size_t i) {
-  const unsigned char* b = img.bytes.data();
-  switch (img.type) {
-    case PixelType::u8: return b[i];
-    case PixelType::u16: { std::uint16_t v; std::memcpy(&v, b + 2 * i, 2); return v; }
-    case PixelType::f16: { std::uint16_t v; std::memcpy(&v, b + 2 * i, 2); return core::half_to_float(v); }
-    case PixelType::f32: { float v; std::memcpy(&v, b + 4 * i, 4); return v; }
-  }
-  return 0;
-}
+double sample(const OutputImage& img, std::size_t i) { return gpu_test::output_sample(img, i); }
 
 
 // Sanitised L_w of every pixel of a float frame (core::sanitise_channel's values, the CPU's

@@ -127,16 +127,7 @@ struct Comparison {
   double max_diff = 0;
 };
 
-double sample(const OutputImage& img, std::size_t i) {
-  const unsigned char* b = img.bytes.data();
-  switch (img.type) {
-    case PixelType::u8: return b[i];
-    case PixelType::u16: { std::uint16_t v; std::memcpy(&v, b + 2 * i, 2); return v; }
-    case PixelType::f16: { std::uint16_t v; std::memcpy(&v, b + 2 * i, 2); return core::half_to_float(v); }
-    case PixelType::f32: { float v; std::memcpy(&v, b + 4 * i, 4); return v; }
-  }
-  return 0;
-}
+double sample(const OutputImage& img, std::size_t i) { return gpu_test::output_sample(img, i); }
 
 void expect_outputs_agree(const OutputImage& gpu, const OutputImage& cpu, bool histeq, const std::string& what) {
   const std::size_t n = static_cast<std::size_t>(cpu.width) * cpu.height * cpu.channels;

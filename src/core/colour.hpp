@@ -46,11 +46,15 @@ TK_HD T luminance(T r, T g, T b) {
 }
 
 // Colour reconstruction C_out = L_d * (C_in / L_w)^s (Schlick 1994; Qian 2013 Eq 9).
-// Black (L_w <= 0) stays black. s == 1 skips the power.
+// Black (L_w <= 0) stays black. s == 1 skips the power. C_in / L_w is spelled C_in * (1 / L_w),
+// as the CUDA map computes it (one reciprocal per pixel): a grey pixel's float luminance may round
+// an ulp above its channels, and the division then gives 1 - 2^-24 where the reciprocal gives 1, so
+// that a flat white frame would leave white and dither to 254 in one sample of eight.
 template <class T>
 TK_HD T reconstruct_channel(T c, T lw, T ld, T saturation) {
   if (!(lw > T(0))) return T(0);
-  T ratio = c / lw;
+  const T inv = T(1) / lw;
+  T ratio = c * inv;
   if (saturation == T(1)) return ld * ratio;
   return ld * tk_pow(ratio, saturation);
 }
@@ -114,6 +118,13 @@ TK_HD float dither_noise_from_hash(std::uint32_t h, int c) {
   return (static_cast<float>(sum) - 15.0f) * (1.0f / 16.0f);
 }
 
+// No dither within kDitherEndMargin of the code range (8 float ulps of an encoded value near 1)
+// of black or white: such a value rounds to the end code. The noise cannot be symmetric there (a
+// code past the end is clipped), and a curve's last-ulp rounding at white (a grey pixel's float
+// luminance an ulp above its channels, a display curve's peak a few ulps below 1 on one backend)
+// must not decide whether one sample in eight of a white frame dithers to 254.
+constexpr double kDitherEndMargin = 1.0 / (1 << 21);
+
 TK_HD float dither_noise(int x, int y, int c) { return dither_noise_from_hash(dither_pixel_hash(x, dither_row_seed(y)), c); }
 
 // Quantise an encoded value in [0, 1] to [0, max_code] given the pixel's dither noise. Dither is
@@ -122,7 +133,8 @@ TK_HD float dither_noise(int x, int y, int c) { return dither_noise_from_hash(di
 template <class T>
 TK_HD unsigned quantise_noise(T v, unsigned max_code, bool dither, T noise) {
   T scaled = clamp01(v) * T(max_code);
-  const bool interior = (scaled > T(0)) & (scaled < T(max_code));
+  const T margin = T(max_code) * T(kDitherEndMargin);
+  const bool interior = (scaled > margin) & (scaled < T(max_code) - margin);
   scaled += (dither & interior) ? noise : T(0);
   scaled = tk_floor(scaled + T(0.5));
   scaled = scaled < T(0) ? T(0) : scaled;

@@ -1,5 +1,6 @@
 // Float exp2 / log2 / pow / exp / log made of IEEE basic operations and exponent bits only, so the CPU reference and the CUDA kernels compute them bit for bit alike when built
-// without contraction (video_kernels.cpp: -ffp-contract=off; video_stages.cu: -fmad=false).
+// without contraction (video_kernels.cpp: -ffp-contract=off) or wherever nvcc would fuse (the map
+// kernels keep -fmad=true): the products and sums that could fuse are spelled mul_rn / add_rn.
 // libm's powf and CUDA's powf are each within an ulp or two but round differently, and the video
 // transfers magnify that: PQ's exponents (1/m2 = 0.0127 then 1/m1 = 6.28) turn a last-bit
 // difference into ~3e-5 relative, enough to move 8-bit codes in ~0.5 % of samples
@@ -43,8 +44,9 @@ TK_HD float portable_log2f(float x) {
   }
   const float s = (m - 1.0f) / (m + 1.0f);
   const float s2 = s * s;
-  const float series = 1.0f + s2 * (0.33333333f + s2 * (0.2f + s2 * (0.14285714f + s2 * 0.11111111f)));
-  return static_cast<float>(e) + (2.0f * s * series) * 1.44269504f;  // 1 / ln 2
+  float series = add_rn(0.14285714f, mul_rn(s2, 0.11111111f));
+  series = add_rn(1.0f, mul_rn(s2, add_rn(0.33333333f, mul_rn(s2, add_rn(0.2f, mul_rn(s2, series))))));
+  return add_rn(static_cast<float>(e), mul_rn(2.0f * s * series, 1.44269504f));  // 1 / ln 2
 }
 
 // 2^t: t = n + f, f in [-1/2, 1/2]; e^(f ln 2) by its Taylor series to u^7 (< 6e-9 relative);
@@ -54,8 +56,10 @@ TK_HD float portable_exp2f(float t) {
   if (t < -150.0f) return 0.0f;
   const float n = floorf(t + 0.5f);
   const float u = (t - n) * 0.69314718f;
-  const float p =
-      1.0f + u * (1.0f + u * (0.5f + u * (0.16666667f + u * (0.041666668f + u * (0.0083333338f + u * (0.0013888889f + u * 0.00019841270f))))));
+  float p = add_rn(0.0013888889f, mul_rn(u, 0.00019841270f));
+  p = add_rn(0.041666668f, mul_rn(u, add_rn(0.0083333338f, mul_rn(u, p))));
+  p = add_rn(0.5f, mul_rn(u, add_rn(0.16666667f, mul_rn(u, p))));
+  p = add_rn(1.0f, mul_rn(u, add_rn(1.0f, mul_rn(u, p))));
   const int k = static_cast<int>(n);
   if (k > 127) return p * 2.0f * bits_float((k - 1 + 127) << 23);
   if (k < -126) return p * bits_float((k + 64 + 127) << 23) * 5.42101086e-20f;  // 2^(k+64) 2^-64

@@ -31,7 +31,7 @@ template <class T>
 TK_HD T pq_eotf(T signal) {
   const T e = video_pow(clamp01(signal), T(1.0 / kPqM2));
   const T num = e - T(kPqC1);
-  const T ratio = (num > T(0) ? num : T(0)) / (T(kPqC2) - T(kPqC3) * e);
+  const T ratio = (num > T(0) ? num : T(0)) / add_rn(T(kPqC2), -mul_rn(T(kPqC3), e));  // hd.hpp: unfused
   return T(kPqPeak) * video_pow(ratio, T(1.0 / kPqM1));
 }
 
@@ -89,7 +89,7 @@ const LerpPair* pq_eotf_pairs_host();
 template <class T>
 TK_HD T pq_inverse_eotf(T cd_m2) {
   const T y = video_pow(clamp01(cd_m2 / T(kPqPeak)), T(kPqM1));
-  return video_pow((T(kPqC1) + T(kPqC2) * y) / (T(1) + T(kPqC3) * y), T(kPqM2));
+  return video_pow(add_rn(T(kPqC1), mul_rn(T(kPqC2), y)) / add_rn(T(1), mul_rn(T(kPqC3), y)), T(kPqM2));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -474,7 +474,8 @@ TK_HD T block_mean(T v00, T v10, T v01, T v11, int cols, int rows) {
 // inside (lo, hi) (so black and white stay exact, as quantise_noise does), clamped to [lo, hi].
 template <class T>
 TK_HD unsigned quantise_code8(T code, T lo, T hi, bool dither, T noise) {
-  const bool interior = (code > lo) & (code < hi);
+  const T margin = (hi - lo) * static_cast<T>(static_cast<float>(kDitherEndMargin));  // as quantise_noise's ends
+  const bool interior = (code > lo + margin) & (code < hi - margin);
   T v = code + ((dither & interior) ? noise : T(0));
   v = tk_floor(v + T(0.5));
   v = v < lo ? lo : (v > hi ? hi : v);

@@ -84,7 +84,8 @@ inline float srgb_rounded(float v, float noise) {
   // The noise times 1 or 0 rather than a select, the same sum (x + -0 == x), as with the select
   // after the clamp's GCC left the loop scalar. Exactly 0 here only in the linear part, computed
   // as the reference does, so the bottom end needs no margin.
-  const float interior = static_cast<float>((scaled > 0.0f) & (scaled < max));
+  constexpr float margin = static_cast<float>(kMax * core::kDitherEndMargin);  // core::quantise_noise's
+  const float interior = static_cast<float>((scaled > margin) & (scaled < max - margin));
   const float u = scaled + noise * interior + 0.5f;
   // White (v >= 1) is exactly max on both sides, and below it the fast curve stays below 1: only
   // scaled values in (max - margin, max) are unsure. -1 there (u + 1 is exact), u elsewhere

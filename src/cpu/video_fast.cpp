@@ -220,7 +220,8 @@ TK_CLONES void encode_planar(float* __restrict rgb, const float* __restrict nois
     float v = black + static_cast<float>(core::kLumaCode8Range) * std::min(1.0f, std::max(0.0f, luma));
     // The noise times 1 or 0, not a select (the same sum: v + -0 == v), and floor as truncation
     // (v + 0.5 > 0): with the select and floorf GCC left the loop scalar below AVX-512.
-    v += nz * static_cast<float>((v > black) & (v < white));
+    constexpr float margin = (white - black) * static_cast<float>(core::kDitherEndMargin);  // core::quantise_code8's
+    v += nz * static_cast<float>((v > black + margin) & (v < white - margin));
     luma_code[x] = std::min(white, std::max(black, static_cast<float>(static_cast<int>(v + 0.5f))));
   }
 }
@@ -294,8 +295,9 @@ TK_CLONES void chroma_row_of(const float* __restrict cb_top, const float* __rest
     float vb = mid + range * std::min(0.5f, std::max(-0.5f, cb * scale));
     float vr = mid + range * std::min(0.5f, std::max(-0.5f, cr * scale));
     const float nb = ncb[bx], nr = ncr[bx];  // unconditional loads, as in encode_planar
-    vb += nb * static_cast<float>((vb > lo) & (vb < hi));  // as in encode_planar
-    vr += nr * static_cast<float>((vr > lo) & (vr < hi));
+    constexpr float margin = (hi - lo) * static_cast<float>(core::kDitherEndMargin);  // core::quantise_code8's
+    vb += nb * static_cast<float>((vb > lo + margin) & (vb < hi - margin));  // as in encode_planar
+    vr += nr * static_cast<float>((vr > lo + margin) & (vr < hi - margin));
     cb_code[bx] = std::min(hi, std::max(lo, static_cast<float>(static_cast<int>(vb + 0.5f))));
     cr_code[bx] = std::min(hi, std::max(lo, static_cast<float>(static_cast<int>(vr + 0.5f))));
   }

@@ -303,7 +303,10 @@ TK_AVX512 inline __m512 splat(double v) { return _mm512_set1_ps(static_cast<floa
 // core::quantise_code8 with the noise already zero where there is no dither.
 TK_AVX512 inline __m512 quantise_v(__m512 code, double lo, double hi, __m512 noise) {
   const __m512 vlo = splat(lo), vhi = splat(hi);
-  const __mmask16 interior = _mm512_cmp_ps_mask(code, vlo, _CMP_GT_OQ) & _mm512_cmp_ps_mask(code, vhi, _CMP_LT_OQ);
+  // core::quantise_code8's interior: kDitherEndMargin of the range inside each end.
+  const float margin = static_cast<float>(hi - lo) * static_cast<float>(core::kDitherEndMargin);
+  const __mmask16 interior = _mm512_cmp_ps_mask(code, _mm512_set1_ps(static_cast<float>(lo) + margin), _CMP_GT_OQ) &
+                             _mm512_cmp_ps_mask(code, _mm512_set1_ps(static_cast<float>(hi) - margin), _CMP_LT_OQ);
   const __m512 v = _mm512_mask_add_ps(code, interior, code, noise);
   const __m512 r = _mm512_roundscale_ps(_mm512_add_ps(v, _mm512_set1_ps(0.5f)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   return _mm512_min_ps(_mm512_max_ps(r, vlo), vhi);

@@ -1,4 +1,4 @@
-// Fast per-channel output maths shared by the CUDA map kernels (global map_kernel.cu and the
+// Fast per-channel output maths shared by the CUDA map kernels (global map_kernel.cuh and the
 // local operators' local_kernels.cu): the CPU reference's core::encode_srgb / quantise /
 // reconstruct_channel computed on the special-function unit and without the conversion pipe,
 // each within an ulp or two of the reference (docs/performance.md, v2-v8, has what each saves).
@@ -85,7 +85,8 @@ template <unsigned kMax>
 __device__ __forceinline__ unsigned quantise_dither_default(float encoded, float noise) {
   const float top = static_cast<float>(kMax);
   float scaled = fminf(encoded, 1.0f) * top;  // encoded >= 0
-  if (scaled > 0.0f && scaled < top) scaled += noise;
+  constexpr float margin = static_cast<float>(kMax * core::kDitherEndMargin);
+  if (scaled > margin && scaled < top - margin) scaled += noise;
   const int k = floor_small(fmaxf(scaled + 0.5f, 0.0f));
   return k > static_cast<int>(kMax) ? kMax : static_cast<unsigned>(k);
 }
@@ -101,15 +102,19 @@ constexpr float kSrgb8Offset = 255.0f / 256.0f - kSrgb8Scale;
 // The clamp is the multiply's saturation; the work is in units of 256 codes, t = code value / 256,
 // so that 255 and 1/256 fold into the segments' constants and the dithered add saturates at 0 by
 // itself; the rounding's 0.5 rides with the dither (`offset256` is dither_offset256_from_sums),
-// which is skipped at 0 and 1, where t is exactly 0 and 255 / 256 (black and white stay; the
-// CPU's encoded white is exactly 1); t is clamped to 255.5 / 256 and floor(256 t) is the low byte
+// which is skipped within core::kDitherEndMargin of the ends (black and white stay, as the
+// CPU's quantise_noise leaves them); t is clamped to 255.5 / 256 and floor(256 t) is the low byte
 // of 256 t + 1.5 * 2^23 rounded down (exact: 256 t is). Returns that float's bits: the code is
 // its low byte (pack_bytes takes it from there).
 __device__ __forceinline__ unsigned srgb8_dither_word(float o, float offset256) {
   const float v = __saturatef(o);
   float t = v <= 0.0031308f ? v * (255.0f * 12.92f / 256.0f)
                             : fmaf(transfer_pow(v, static_cast<float>(1.0 / 2.4)), kSrgb8Scale, kSrgb8Offset);
-  if (v > 0.0f && v < 1.0f) t = __saturatef(t + offset256);
+  // The dither only inside core::kDitherEndMargin of the ends; there the rounding's 0.5 alone
+  // (t rounds to 0 or 255 / 256).
+  constexpr float margin256 = static_cast<float>(255.0 * core::kDitherEndMargin / 256.0);
+  const bool interior = t > margin256 && t < 255.0f / 256.0f - margin256;
+  t = __saturatef(t + (interior ? offset256 : 0.5f / 256.0f));
   t = fminf(t, 255.5f / 256.0f);
   return __float_as_uint(__fmaf_rd(t, 256.0f, 12582912.0f));
 }

@@ -1,6 +1,6 @@
 // Dispatch layer of the CUDA backend: the plain data the kernels share and the
 // launch functions that pick a kernel for a format and size its grid. Kernels live in
-// stats_kernels.cu, histogram.cu and map_kernel.cu; the ToneMapper (tone_mapper.cu) owns the
+// stats_kernels.cu, histogram.cu and map_kernel.cuh (map_kernel*.cu); the ToneMapper (tone_mapper.cu) owns the
 // scratch and calls these in order on one stream.
 #pragma once
 #include <cuda_runtime.h>

@@ -1,14 +1,17 @@
 // The CPU reference backend: statistics against a naive float64 loop, formats, alpha, threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/colour.hpp"
 #include "core/half.hpp"
 #include "cpu/map_kernels.hpp"
+#include "tonekit/operators.hpp"
 #include "tonekit/tonemap.hpp"
 
 using namespace tonekit;
@@ -92,6 +95,44 @@ TEST(CpuBackend, AlphaIsCopiedAndClamped) {
   ASSERT_TRUE(tone_map(rgb, prepare_params("drago").value(), {PixelType::u16, 4}, Backend::cpu, rgb_out).ok());
   const auto* p16 = reinterpret_cast<const std::uint16_t*>(rgb_out.bytes.data());
   for (int i = 0; i < 10; ++i) EXPECT_EQ(p16[i * 4 + 3], 65535);
+}
+
+// A flat frame at its own peak maps to white, undithered and dithered, 8 and 16 bits: a grey
+// pixel's float luminance may round an ulp above its channels and a curve's peak land a few ulps
+// below 1, which the dither must not turn into 254 in one sample of eight (the CPU did, from the
+// x86-64 levels until the colour ratio's reciprocal and the quantiser's end margin,
+// core::kDitherEndMargin). linear, log and drago send L_max to 1 by definition; every global
+// operator whose float output lies within the margin of 1 is held to all-white codes, and black
+// and bad-pixel frames to black.
+TEST(CpuBackend, FlatFramesAtTheirPeakAreWhite) {
+  const float margin = static_cast<float>(core::kDitherEndMargin);
+  int held = 0;
+  for (const OperatorDesc* op : all_operators()) {
+    if (op->locality != Locality::global || std::string(op->id) == "histeq") continue;
+    const std::string id = op->id;
+    for (const float v : {65504.0f, INFINITY, 1.0f, 1000.0f, 0.37f, 0.0f, NAN, -2.0f}) {
+      Image img(64, 9, 4);
+      std::fill(img.pixels.begin(), img.pixels.end(), v);
+      const bool black = !(v > 0.0f);
+      OutputImage linear;
+      ASSERT_TRUE(tone_map(img, prepare_params(op->id).value(), {PixelType::f32, 3}, Backend::cpu, linear).ok()) << id;
+      const float value = reinterpret_cast<const float*>(linear.bytes.data())[0];
+      const bool white = !black && value >= 1.0f - margin;
+      if (!black && (id == "linear" || id == "log" || id == "drago")) EXPECT_TRUE(white) << id << " v=" << v << ": " << value;
+      if (!black && !white) continue;
+      held += white;
+      for (const PixelType type : {PixelType::u8, PixelType::u16}) {
+        OutputImage out;
+        ASSERT_TRUE(tone_map(img, prepare_params(op->id).value(), {type, 3}, Backend::cpu, out).ok()) << id;
+        const unsigned end = black ? 0u : (type == PixelType::u8 ? 255u : 65535u);
+        std::size_t off = 0;
+        for (std::size_t i = 0; i < std::size_t(64) * 9 * 3; ++i)
+          off += (type == PixelType::u8 ? out.bytes[i] : reinterpret_cast<const std::uint16_t*>(out.bytes.data())[i]) != end;
+        EXPECT_EQ(off, 0u) << id << " v=" << v << (type == PixelType::u8 ? " u8" : " u16");
+      }
+    }
+  }
+  EXPECT_GE(held, 9);  // linear, log and drago at three peaks at least
 }
 
 TEST(CpuBackend, ResultDoesNotDependOnThreadBands) {

@@ -168,6 +168,23 @@ TEST(Colour, EncodedWhiteStaysWhiteUnderDither) {
     }
 }
 
+// Within core::kDitherEndMargin of the ends the quantiser rounds without dither (8 float ulps of an
+// encoded value near 1): 1 - 2^-24 is white and 2^-30 black in every pixel, at 8 and 16 bits;
+// a value a code's tenth inside still dithers.
+TEST(Colour, NoDitherWithinTheEndMargin) {
+  int below_white = 0;
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 32; ++x)
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_EQ(quantise(0.99999994f, 255u, true, x, y, c), 255u);
+        ASSERT_EQ(quantise(0.99999994f, 65535u, true, x, y, c), 65535u);
+        ASSERT_EQ(quantise(9.3e-10f, 255u, true, x, y, c), 0u);
+        ASSERT_EQ(quantise(9.3e-10f, 65535u, true, x, y, c), 0u);
+        below_white += quantise(1.0f - 0.1f / 255.0f, 255u, true, x, y, c) == 254u;
+      }
+  EXPECT_GT(below_white, 0);
+}
+
 // The dither definition (core::dither_noise: one hash per pixel, two 4-bit uniforms per colour
 // channel): triangular on (-1, 1) LSB with mean 0 and variance 1/6 - 1/1536, the three channels
 // uncorrelated, every level reachable, and a dithered constant averages to its exact value

@@ -129,7 +129,15 @@ struct Comparison {
 
 double sample(const OutputImage& img, std::size_t i) { return gpu_test::output_sample(img, i); }
 
-void expect_outputs_agree(const OutputImage& gpu, const OutputImage& cpu, bool histeq, const std::string& what) {
+// How far the GPU may be from the CPU reference for an operator's output.
+struct Tolerance {
+  bool histeq = false;
+  bool through_pq = false;        // bt2390, spline: the curve runs in PQ signal (core::pq_eotf after the knee)
+  bool per_channel_mode = false;  // a colour mode other than luminance (rgb, max-rgb, hybrid)
+};
+
+void expect_outputs_agree(const OutputImage& gpu, const OutputImage& cpu, const Tolerance& t, const std::string& what) {
+  const bool histeq = t.histeq;
   const std::size_t n = static_cast<std::size_t>(cpu.width) * cpu.height * cpu.channels;
   double tol = 0, max_allowed = 1, min_fraction = 0.9999;
   switch (cpu.type) {
@@ -138,6 +146,13 @@ void expect_outputs_agree(const OutputImage& gpu, const OutputImage& cpu, bool h
     case PixelType::f16: tol = 1e-3; max_allowed = 2e-3; break;
     case PixelType::f32: tol = 1e-5; max_allowed = 1e-3; break;
   }
+  // PQ's EOTF magnifies a last-bit difference of its signal ~7x near white (its exponents 1/m2 then
+  // 1/m1 = 6.28; the GPU's SFU reciprocal and fused products in the curves' polynomials differ
+  // there by an ulp or two): float outputs within 1e-4. The colour modes other than luminance
+  // evaluate the curve per channel (up to four times a pixel), so more 8-bit samples sit an ulp
+  // from a code boundary: 99.9 % equal. Every sample stays within max_allowed (one 8-bit code).
+  if (t.through_pq && cpu.type == PixelType::f32) tol = 1e-4;
+  if (t.per_channel_mode && cpu.type == PixelType::u8) min_fraction = 0.999;
   if (histeq) max_allowed = cpu.type == PixelType::u16 ? 65535.0 * 0.02 : (cpu.type == PixelType::u8 ? 6 : 0.02);
   Comparison c;
   for (std::size_t i = 0; i < n; ++i) {
@@ -195,8 +210,9 @@ struct RunOptions {
 
 // Maps `frame` on the GPU and on the CPU and compares statistics and outputs.
 void check_against_cpu(const Frame& frame, const char* op, OutputFormat out_fmt, const RunOptions& o = {}) {
-  const std::string what = describe(op, frame.fmt, out_fmt, frame.w, frame.h) + " stats=" + cuda::stats_algorithm_name(o.stats) +
-                           " scan=" + cuda::scan_algorithm_name(o.scan) + (o.user_stream ? " user-stream" : " default-stream");
+  std::string what = describe(op, frame.fmt, out_fmt, frame.w, frame.h) + " stats=" + cuda::stats_algorithm_name(o.stats) +
+                     " scan=" + cuda::scan_algorithm_name(o.scan) + (o.user_stream ? " user-stream" : " default-stream");
+  for (const auto& [name, value] : o.settings) what += " " + name + "=" + value;
   auto params = prepare_params(op, o.settings);
   ASSERT_TRUE(params.ok()) << params.status().message();
   // CPU reference.
@@ -241,7 +257,11 @@ void check_against_cpu(const Frame& frame, const char* op, OutputFormat out_fmt,
       FrameStats gs;
       ASSERT_TRUE(mapper.value()->read_stats(gs).ok());
       expect_stats_agree(gs, ref_stats, what);
-      expect_outputs_agree(got, ref, std::string(op) == "histeq", what);
+      Tolerance t;
+      t.histeq = std::string(op) == "histeq";
+      t.through_pq = std::string(op) == "bt2390" || std::string(op) == "spline";
+      for (const auto& [name, value] : o.settings) t.per_channel_mode |= name == "mode" && value != "luminance";
+      expect_outputs_agree(got, ref, t, what);
       first = got.bytes;
     } else {
       EXPECT_EQ(first, got.bytes) << what << ": output depends on the poison value (unwritten samples or a race)";
@@ -538,7 +558,7 @@ TEST(GpuToneMapper, test_gpu_set_params_between_frames) {
     ref.allocate(w, h, 4, PixelType::u8);
     CUDA_OK(cudaMemcpy(got.bytes.data(), d.out, got.bytes.size(), cudaMemcpyDeviceToHost));
     ASSERT_TRUE(cpu::tone_map(f.view(), p, ref.view()).ok());
-    expect_outputs_agree(got, ref, std::string(op) == "histeq", std::string("set_params ") + op);
+    expect_outputs_agree(got, ref, Tolerance{std::string(op) == "histeq"}, std::string("set_params ") + op);
     StageTimings t;
     ASSERT_TRUE(mapper.value()->read_timings(t).ok());
     EXPECT_GT(t.total_ms, 0.0);
@@ -563,7 +583,7 @@ TEST(GpuHostApi, test_gpu_host_tone_map) {
       ASSERT_TRUE(s.ok()) << s.message();
       ASSERT_TRUE(tone_map(img, p, of, Backend::cpu, r, &rs).ok());
       expect_stats_agree(gs, rs, "host api");
-      expect_outputs_agree(g, r, false, "host api");
+      expect_outputs_agree(g, r, Tolerance{}, "host api");
       EXPECT_GT(t.total_ms, 0.0);
     }
     OutputImage a;

@@ -34,7 +34,7 @@ def scene(w, h, channels, dtype=np.float32):
 
 def assert_close_to_cpu(case, got, host_input, op="reinhard", **params):
     """8-bit output within the GPU-vs-CPU tolerance of the CPU reference on the same pixels:
-    >= 99.99 % of samples equal; none more than 1 apart for global operators, and for local ones
+    >= 99.99 % of samples equal (99.9 % for histeq); none more than 1 apart for global operators, and for local ones
     at most 0.01 % (their rare ties at the epsilon threshold, tests/gpu's local tests explain
     them)."""
     expected = tonekit.map(np.ascontiguousarray(host_input), op, "cpu", **params)
@@ -45,7 +45,10 @@ def assert_close_to_cpu(case, got, host_input, op="reinhard", **params):
         case.assertLessEqual(int(diff.max()), 1, f"{op}: a sample more than one code from the CPU")
     else:
         case.assertLessEqual(float((diff > 1).mean()), 1e-4, f"{op}: too many samples more than one code apart")
-    case.assertGreaterEqual(float((diff == 0).mean()), 0.9999, f"{op}: fewer than 99.99 % equal")
+    # histeq: a flat region of the synthetic scene shares one value, so a bin edge an ulp away on
+    # the GPU moves all of it by a code (tests/gpu allows histeq 6 codes): 99.9 % equal there.
+    share = 0.999 if op == "histeq" else 0.9999
+    case.assertGreaterEqual(float((diff == 0).mean()), share, f"{op}: fewer than {share:.2%} equal")
 
 
 @unittest.skipUnless(GPU, WHY)

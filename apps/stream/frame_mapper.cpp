@@ -143,6 +143,14 @@ int FrameMapper::pending() const { return device_ ? device_->pending() : 0; }
 bool FrameMapper::oldest_ready() const { return !device_ || device_->oldest_ready(); }
 Status FrameMapper::complete_oldest() { return device_ ? device_->complete_oldest() : Status{}; }
 
+Status FrameMapper::set_params(const Params& params) {
+  s_.params = params;
+  if (!started_) return {};
+  if (multi_) return multi_->set_params(params);
+  if (device_) return device_->set_params(params);
+  return cpu_->set_params(params);
+}
+
 Status FrameMapper::map(Frame& in, Frame& out) {
   if (Status s = submit(in, out); !s.ok()) return s;
   while (pending() > 0)

@@ -72,6 +72,8 @@ class FrameMapper {
   // last complete_oldest, before the frames are freed).
   void release(Frame& frame);
   void release_buffers();
+  // Other parameters for the frames submitted from now on (a video's per-scene source peak).
+  Status set_params(const Params& params);
   // submit + complete: one frame, synchronously.
   Status map(Frame& in, Frame& out);
   // "cpu", "cuda" or "cuda (several GPUs)" once started; "auto" before.

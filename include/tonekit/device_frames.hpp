@@ -53,6 +53,9 @@ class DeviceFrameMapper {
   // The statistics of the last frame submitted and what its curves read (waits for its kernels).
   Status read_stats(FrameStats& stats, FrameStats* adapted = nullptr);
   Status read_temporal_state(TemporalState& state);
+  // Another operator or other parameters for the frames submitted from now on (frames in flight
+  // keep the ones they were submitted with). A new operator may reallocate the pass's scratch.
+  Status set_params(const Params& params);
 
  private:
   struct Impl;

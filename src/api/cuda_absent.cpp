@@ -51,5 +51,6 @@ void DeviceFrameMapper::unlock_host_buffer(void*) {}
 Status DeviceFrameMapper::map(const void*, void*, double) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_stats(FrameStats&, FrameStats*) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_temporal_state(TemporalState&) { return no_cuda_build(); }
+Status DeviceFrameMapper::set_params(const Params&) { return no_cuda_build(); }
 
 }  // namespace tonekit

@@ -201,4 +201,8 @@ Status DeviceFrameMapper::read_stats(FrameStats& stats, FrameStats* adapted) {
 
 Status DeviceFrameMapper::read_temporal_state(TemporalState& state) { return impl_->mapper->read_temporal_state(state); }
 
+// The passes read the parameters when a frame is enqueued (kernel arguments), so frames already in
+// flight keep theirs.
+Status DeviceFrameMapper::set_params(const Params& params) { return impl_->mapper->set_params(params); }
+
 }  // namespace tonekit

@@ -1,0 +1,127 @@
+#include "video/video_input.hpp"
+
+#include <cstdio>
+
+namespace tonekit::video {
+namespace {
+
+// Warnings about corrupt data: one line each, and no flood from a badly damaged file.
+constexpr long long kMaxCorruptionWarnings = 10;
+
+}  // namespace
+
+Result<std::unique_ptr<VideoInput>> VideoInput::open(const std::string& path) {
+  std::unique_ptr<VideoInput> in(new VideoInput);
+  in->path_ = path;
+  AVFormatContext* fc = nullptr;
+  if (int r = avformat_open_input(&fc, path.c_str(), nullptr, nullptr); r < 0) {
+    take_decoder_error();
+    if (r == AVERROR(ENOENT)) return Status{StatusCode::bad_input, path + ": no such file"};
+    return Status{StatusCode::bad_input, path + ": not a media file FFmpeg can read (" + av_error_text(r) + ")"};
+  }
+  in->format_.reset(fc);
+  if (int r = avformat_find_stream_info(fc, nullptr); r < 0)
+    return Status{StatusCode::bad_input, path + ": cannot read the streams' parameters (" + av_error_text(r) + ")"};
+  const AVCodec* codec = nullptr;
+  const int index = av_find_best_stream(fc, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+  if (index == AVERROR_STREAM_NOT_FOUND) return Status{StatusCode::bad_input, path + ": has no video stream"};
+  if (index < 0 || !codec) {
+    const AVCodecParameters* par = index >= 0 ? fc->streams[index]->codecpar : nullptr;
+    for (unsigned i = 0; !par && i < fc->nb_streams; ++i)
+      if (fc->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) par = fc->streams[i]->codecpar;
+    const char* name = par ? avcodec_get_name(par->codec_id) : "?";
+    return Status{StatusCode::unsupported, path + ": FFmpeg has no decoder for its video codec (" + std::string(name) + ")"};
+  }
+  in->video_index_ = index;
+  AVStream* st = fc->streams[index];
+  in->decoder_.reset(avcodec_alloc_context3(codec));
+  if (!in->decoder_) return Status{StatusCode::out_of_memory, "cannot allocate a decoder"};
+  if (int r = avcodec_parameters_to_context(in->decoder_.get(), st->codecpar); r < 0)
+    return av_status(StatusCode::bad_input, path + ": video stream parameters", r);
+  in->decoder_->pkt_timebase = st->time_base;
+  // Frame and slice threads on every core: the decoder runs beside the mapper's own workers.
+  in->decoder_->thread_count = 0;
+  if (int r = avcodec_open2(in->decoder_.get(), codec, nullptr); r < 0)
+    return av_status(StatusCode::unsupported, path + ": cannot open the " + std::string(codec->name) + " decoder", r);
+  in->packet_.reset(av_packet_alloc());
+  in->frame_.reset(av_frame_alloc());
+  if (!in->packet_ || !in->frame_) return Status{StatusCode::out_of_memory, "cannot allocate a packet or frame"};
+  take_decoder_error();  // what probing logged is not the frames' business
+  return in;
+}
+
+AVRational VideoInput::frame_rate() const {
+  return av_guess_frame_rate(format_.get(), format_->streams[video_index_], nullptr);
+}
+
+long long VideoInput::frame_count_hint() const {
+  const AVStream& st = stream();
+  if (st.nb_frames > 0) return st.nb_frames;
+  const AVRational rate = frame_rate();
+  const double seconds = duration_seconds();
+  if (rate.num > 0 && rate.den > 0 && seconds > 0) return static_cast<long long>(seconds * av_q2d(rate) + 0.5);
+  return 0;
+}
+
+double VideoInput::duration_seconds() const {
+  const AVStream& st = stream();
+  if (st.duration > 0) return st.duration * av_q2d(st.time_base);
+  if (format_->duration > 0) return static_cast<double>(format_->duration) / AV_TIME_BASE;
+  return 0.0;
+}
+
+void VideoInput::note_corruption(const AVPacket* packet, const std::string& cause) {
+  ++corrupt_;
+  if (corrupt_ > kMaxCorruptionWarnings) return;
+  const AVStream& st = stream();
+  const long long ts = packet && packet->pts != AV_NOPTS_VALUE ? packet->pts : (packet ? packet->dts : last_pts_);
+  char when[64] = "";
+  if (ts != AV_NOPTS_VALUE) std::snprintf(when, sizeof when, " at %.3f s", ts * av_q2d(st.time_base));
+  std::fprintf(stderr, "tonekit: warning: %s: corrupt video data%s (%s); decoding goes on%s\n", path_.c_str(), when,
+               cause.c_str(), corrupt_ == kMaxCorruptionWarnings ? " (further corruption warnings are left out)" : "");
+}
+
+Result<AVFrame*> VideoInput::next_frame(const std::function<Status(AVPacket&)>& other) {
+  AVCodecContext* dec = decoder_.get();
+  for (;;) {
+    av_frame_unref(frame_.get());
+    const int got = avcodec_receive_frame(dec, frame_.get());
+    if (std::string e = take_decoder_error(); !e.empty()) note_corruption(nullptr, e);
+    if (got == 0) {
+      if (frame_->decode_error_flags != 0 || (frame_->flags & AV_FRAME_FLAG_CORRUPT))
+        note_corruption(nullptr, "the decoder marked a frame as damaged");
+      last_pts_ = frame_->best_effort_timestamp;
+      return frame_.get();
+    }
+    if (got == AVERROR_EOF) return nullptr;
+    if (got != AVERROR(EAGAIN)) {
+      // A decoder that cannot go on: what was decoded stays written, as for a truncated file.
+      read_error_ = "the decoder stopped: " + av_error_text(got);
+      return nullptr;
+    }
+    if (draining_) return nullptr;
+    AVPacket* pkt = packet_.get();
+    const int r = av_read_frame(format_.get(), pkt);
+    if (r < 0) {
+      if (r != AVERROR_EOF) read_error_ = av_error_text(r);
+      else if (format_->pb && format_->pb->error < 0) read_error_ = av_error_text(format_->pb->error);
+      draining_ = true;
+      avcodec_send_packet(dec, nullptr);
+      take_decoder_error();
+      continue;
+    }
+    if (pkt->stream_index != video_index_) {
+      Status s = other(*pkt);
+      av_packet_unref(pkt);
+      if (!s.ok()) return s;
+      continue;
+    }
+    const int sent = avcodec_send_packet(dec, pkt);
+    std::string e = take_decoder_error();
+    if (sent < 0 && sent != AVERROR(EAGAIN)) note_corruption(pkt, e.empty() ? av_error_text(sent) : e);
+    else if (!e.empty()) note_corruption(pkt, e);
+    av_packet_unref(pkt);
+  }
+}
+
+}  // namespace tonekit::video

@@ -47,5 +47,7 @@ Status av_status(StatusCode code, const std::string& what, int av_code);
 // clears it. Call install_log_hook() once before opening anything.
 void install_log_hook();
 std::string take_decoder_error();
+// A demuxer's warning that the file ends inside a packet (a truncated file), or "".
+std::string take_demuxer_end_note();
 
 }  // namespace tonekit::video

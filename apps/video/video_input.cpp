@@ -7,6 +7,9 @@ namespace {
 
 // Warnings about corrupt data: one line each, and no flood from a badly damaged file.
 constexpr long long kMaxCorruptionWarnings = 10;
+// Packets a frame-threaded decoder may hold before it returns their errors (its threads, at most
+// 16 in FFmpeg's automatic choice).
+constexpr long long kThreadDelayPackets = 16;
 
 }  // namespace
 
@@ -47,6 +50,8 @@ Result<std::unique_ptr<VideoInput>> VideoInput::open(const std::string& path) {
   in->frame_.reset(av_frame_alloc());
   if (!in->packet_ || !in->frame_) return Status{StatusCode::out_of_memory, "cannot allocate a packet or frame"};
   take_decoder_error();  // what probing logged is not the frames' business
+  // A file cut inside its headers' reach is reported by probing already.
+  if (std::string note = take_demuxer_end_note(); !note.empty()) in->probe_note_ = note;
   return in;
 }
 
@@ -71,6 +76,7 @@ double VideoInput::duration_seconds() const {
 }
 
 void VideoInput::note_corruption(const AVPacket* packet, const std::string& cause) {
+  packets_since_warning_ = 0;
   ++corrupt_;
   if (corrupt_ > kMaxCorruptionWarnings) return;
   const AVStream& st = stream();
@@ -103,11 +109,16 @@ Result<AVFrame*> VideoInput::next_frame(const std::function<Status(AVPacket&)>& 
     AVPacket* pkt = packet_.get();
     const int r = av_read_frame(format_.get(), pkt);
     if (r < 0) {
-      if (r != AVERROR_EOF) read_error_ = av_error_text(r);
+      std::string note = take_demuxer_end_note();
+      if (note.empty()) note = probe_note_;
+      if (r != AVERROR_EOF) read_error_ = note.empty() ? av_error_text(r) : note;
       else if (format_->pb && format_->pb->error < 0) read_error_ = av_error_text(format_->pb->error);
+      else if (!note.empty()) read_error_ = note;
+      // An error the demuxer logged as it gave up (e.g. a damaged Matroska block): the rest of
+      // the file is lost, as with a truncation.
+      if (std::string e = take_decoder_error(); read_error_.empty() && !e.empty()) read_error_ = e;
       draining_ = true;
       avcodec_send_packet(dec, nullptr);
-      take_decoder_error();
       continue;
     }
     if (pkt->stream_index != video_index_) {
@@ -118,8 +129,14 @@ Result<AVFrame*> VideoInput::next_frame(const std::function<Status(AVPacket&)>& 
     }
     const int sent = avcodec_send_packet(dec, pkt);
     std::string e = take_decoder_error();
-    if (sent < 0 && sent != AVERROR(EAGAIN)) note_corruption(pkt, e.empty() ? av_error_text(sent) : e);
-    else if (!e.empty()) note_corruption(pkt, e);
+    ++packets_since_warning_;
+    if (!e.empty()) {
+      note_corruption(pkt, e);
+    } else if (sent < 0 && sent != AVERROR(EAGAIN) && packets_since_warning_ > kThreadDelayPackets) {
+      // With frame threads a packet's error comes back on a later call, without a new message:
+      // one that follows a warning closely is the same damage.
+      note_corruption(pkt, av_error_text(sent));
+    }
     av_packet_unref(pkt);
   }
 }

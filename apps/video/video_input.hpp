@@ -47,7 +47,9 @@ class VideoInput {
   FramePtr frame_;
   bool draining_ = false;
   std::string read_error_;
+  std::string probe_note_;  // a truncation probing already ran into
   long long corrupt_ = 0;
+  long long packets_since_warning_ = 1 << 30;
   long long last_pts_ = AV_NOPTS_VALUE;
 };
 

@@ -12,6 +12,7 @@ extern "C" {
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 namespace tonekit::video {
 namespace {
@@ -34,9 +35,15 @@ bool is_nvenc(const AVCodec& codec) {
 // --encoder-opt, which wins.
 AVDictionary* encoder_dictionary(const AVCodec& codec, const EncoderSettings& s) {
   AVDictionary* d = nullptr;
+  // x265 prints its banner and statistics on stderr itself; errors only, unless the user's
+  // x265-params (which come after, so win) say otherwise.
+  if (std::string_view(codec.name) == "libx265") av_dict_set(&d, "x265-params", "log-level=error", 0);
   if (s.crf >= 0) av_dict_set_int(&d, is_nvenc(codec) ? "cq" : "crf", s.crf, 0);
   if (!s.preset.empty()) av_dict_set(&d, "preset", s.preset.c_str(), 0);
-  for (const auto& [k, v] : s.options) av_dict_set(&d, k.c_str(), v.c_str(), 0);
+  for (const auto& [k, v] : s.options) {
+    const AVDictionaryEntry* had = k == "x265-params" ? av_dict_get(d, k.c_str(), nullptr, 0) : nullptr;
+    av_dict_set(&d, k.c_str(), had ? (std::string(had->value) + ":" + v).c_str() : v.c_str(), 0);
+  }
   return d;
 }
 
@@ -66,6 +73,9 @@ Opened open_encoder(const AVCodec& codec, const AVFormatContext& out, const AVSt
   c->color_range = s.range == YuvRange::full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
   c->chroma_sample_location = AVCHROMA_LOC_CENTER;  // the 4:2:0 encode averages each 2x2 block
   c->thread_count = 0;
+  // SVT-AV1 prints its configuration on stderr unless SVT_LOG says less (1: errors); a user's
+  // SVT_LOG stays.
+  if (std::string_view(codec.name) == "libsvtav1") ::setenv("SVT_LOG", "1", 0);
   if (out.oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   AVDictionary* d = encoder_dictionary(codec, s);
   const int r = avcodec_open2(c, &codec, &d);
@@ -79,6 +89,32 @@ Opened open_encoder(const AVCodec& codec, const AVFormatContext& out, const AVSt
   }
   av_dict_free(&d);
   return o;
+}
+
+// Whether the muxer writes a header for this stream alone, into memory: avformat_query_codec
+// says yes to some pairs the header then refuses (FLAC in MOV), and a refused header is better
+// found per stream, so that only that stream is left out.
+bool muxer_takes(const AVOutputFormat& format, const AVCodecParameters& par, AVRational time_base, std::string& why) {
+  AVFormatContext* probe = nullptr;
+  if (avformat_alloc_output_context2(&probe, &format, nullptr, nullptr) < 0 || !probe) return true;
+  probe->strict_std_compliance = FF_COMPLIANCE_EXPERIMENTAL;
+  bool ok = false;
+  if (AVStream* st = avformat_new_stream(probe, nullptr); st && avcodec_parameters_copy(st->codecpar, &par) >= 0) {
+    st->codecpar->codec_tag = 0;
+    st->time_base = time_base;
+    if (avio_open_dyn_buf(&probe->pb) >= 0) {
+      const int r = avformat_write_header(probe, nullptr);
+      std::string e = take_decoder_error();
+      ok = r >= 0;
+      if (!ok) why = e.empty() ? av_error_text(r) : e;
+      std::uint8_t* bytes = nullptr;
+      avio_close_dyn_buf(probe->pb, &bytes);
+      av_free(bytes);
+      probe->pb = nullptr;
+    }
+  }
+  avformat_free_context(probe);
+  return ok;
 }
 
 // Chapters: FFmpeg 5.1 has no public call that adds one to an output, so they are copied the way
@@ -161,9 +197,12 @@ Result<std::unique_ptr<VideoOutput>> VideoOutput::open(const std::string& path, 
     const AVStream* ist = input.streams[i];
     const AVMediaType type = ist->codecpar->codec_type;
     if (ist == &from || (type != AVMEDIA_TYPE_AUDIO && type != AVMEDIA_TYPE_SUBTITLE)) continue;
-    if (avformat_query_codec(out->oformat, ist->codecpar->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
+    std::string why = "not a codec it holds";
+    if (avformat_query_codec(out->oformat, ist->codecpar->codec_id, FF_COMPLIANCE_EXPERIMENTAL) == 0 ||
+        !muxer_takes(*out->oformat, *ist->codecpar, ist->time_base, why)) {
       warn_line(path + ": input stream " + std::to_string(i) + " (" + avcodec_get_name(ist->codecpar->codec_id) + " " +
-                av_get_media_type_string(type) + ") is left out: the " + out->oformat->name + " container cannot hold it");
+                av_get_media_type_string(type) + ") is left out: the " + out->oformat->name + " container cannot hold it (" +
+                why + ")");
       continue;
     }
     o->stream_map_[i] = static_cast<int>(out->nb_streams);  // the next index

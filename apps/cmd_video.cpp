@@ -360,6 +360,8 @@ int run_video_command(const VideoOptions& o) {
                  forced_transfer ? " (--input-transfer)" : " (color_trc)", primaries_name(colour->primaries),
                  yuv_matrix_name(colour->matrix), yuv_range_name(colour->range),
                  converter.direct() ? "" : (", converted by libswscale to " + std::string(input_format_name(converter.format()))).c_str());
+    if (in.corrupt_packets() > 0)
+      std::fprintf(stderr, "tonekit: %lld decoding errors in damaged data (warned above)\n", in.corrupt_packets());
     std::fprintf(stderr, "tonekit: mastering display: %s; content light: %s\n", meta.describe_mastering().c_str(),
                  meta.describe_light().c_str());
     if (hdr10plus_frames > 0)

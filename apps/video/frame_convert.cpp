@@ -17,7 +17,7 @@ struct NamedTransfer {
 };
 constexpr NamedTransfer kTransfers[] = {
     {"pq", SourceTransfer::pq},         {"hlg", SourceTransfer::hlg},         {"linear", SourceTransfer::linear},
-    {"bt709", SourceTransfer::bt1886},  {"bt1886", SourceTransfer::bt1886},   {"srgb", SourceTransfer::srgb},
+    {"bt1886", SourceTransfer::bt1886}, {"bt709", SourceTransfer::bt1886},   {"srgb", SourceTransfer::srgb},
     {"gamma22", SourceTransfer::gamma22}, {"gamma28", SourceTransfer::gamma28},
 };
 

@@ -7,8 +7,9 @@ namespace {
 
 // Warnings about corrupt data: one line each, and no flood from a badly damaged file.
 constexpr long long kMaxCorruptionWarnings = 10;
-// Packets a frame-threaded decoder may hold before it returns their errors (its threads, at most
-// 16 in FFmpeg's automatic choice).
+// Packets after a warning whose errors count as the same damage: a frame-threaded decoder returns
+// a packet's error up to its thread count later (at most 16 in FFmpeg's automatic choice), and
+// the frames that referenced the damaged one fail within a GOP's reach.
 constexpr long long kThreadDelayPackets = 16;
 
 }  // namespace
@@ -76,15 +77,19 @@ double VideoInput::duration_seconds() const {
 }
 
 void VideoInput::note_corruption(const AVPacket* packet, const std::string& cause) {
-  packets_since_warning_ = 0;
   ++corrupt_;
-  if (corrupt_ > kMaxCorruptionWarnings) return;
+  // Errors soon after a warning are mostly its consequences (frames that referenced the damaged
+  // one, errors that frame threads return late): one line for the damage.
+  if (packets_since_warning_ <= kThreadDelayPackets) return;
+  packets_since_warning_ = 0;
+  ++warned_;
+  if (warned_ > kMaxCorruptionWarnings) return;
   const AVStream& st = stream();
   const long long ts = packet && packet->pts != AV_NOPTS_VALUE ? packet->pts : (packet ? packet->dts : last_pts_);
   char when[64] = "";
   if (ts != AV_NOPTS_VALUE) std::snprintf(when, sizeof when, " at %.3f s", ts * av_q2d(st.time_base));
   std::fprintf(stderr, "tonekit: warning: %s: corrupt video data%s (%s); decoding goes on%s\n", path_.c_str(), when,
-               cause.c_str(), corrupt_ == kMaxCorruptionWarnings ? " (further corruption warnings are left out)" : "");
+               cause.c_str(), warned_ == kMaxCorruptionWarnings ? " (further corruption warnings are left out)" : "");
 }
 
 Result<AVFrame*> VideoInput::next_frame(const std::function<Status(AVPacket&)>& other) {
@@ -132,9 +137,7 @@ Result<AVFrame*> VideoInput::next_frame(const std::function<Status(AVPacket&)>& 
     ++packets_since_warning_;
     if (!e.empty()) {
       note_corruption(pkt, e);
-    } else if (sent < 0 && sent != AVERROR(EAGAIN) && packets_since_warning_ > kThreadDelayPackets) {
-      // With frame threads a packet's error comes back on a later call, without a new message:
-      // one that follows a warning closely is the same damage.
+    } else if (sent < 0 && sent != AVERROR(EAGAIN)) {
       note_corruption(pkt, av_error_text(sent));
     }
     av_packet_unref(pkt);

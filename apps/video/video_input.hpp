@@ -48,7 +48,8 @@ class VideoInput {
   bool draining_ = false;
   std::string read_error_;
   std::string probe_note_;  // a truncation probing already ran into
-  long long corrupt_ = 0;
+  long long corrupt_ = 0;  // errors seen
+  long long warned_ = 0;   // lines printed
   long long packets_since_warning_ = 1 << 30;
   long long last_pts_ = AV_NOPTS_VALUE;
 };

@@ -36,7 +36,7 @@ using Clock = std::chrono::steady_clock;
 
 struct VideoOptions {
   std::string input, output;
-  std::string op = "bt2390";
+  std::string op = "hable";
   std::vector<std::string> settings;
   std::string backend = "auto";
   std::string input_transfer, primaries, gamut;

@@ -23,6 +23,7 @@
 #include "video/video_output.hpp"
 
 extern "C" {
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 }
@@ -55,6 +56,7 @@ struct VideoOptions {
   bool exact = false;
   bool summary = false;
   bool quiet = false;
+  bool no_nvdec = false;
 };
 
 bool user_set(const VideoOptions& o, std::string_view name) {
@@ -230,8 +232,14 @@ int run_video_command(const VideoOptions& o) {
   auto backend = begin_backend(o.backend);
   if (!backend.ok()) return report(backend.status());
 
-  // 2. The input and its first frame: what the stream is, before any output exists.
-  auto input = VideoInput::open(o.input);
+  // 2. The input and its first frame: what the stream is, before any output exists. With the
+  // CUDA backend the decoder runs on NVDEC where it can (software decoding otherwise, said once).
+  const bool want_nvdec =
+      !o.no_nvdec && (*backend == Backend::cuda || (*backend == Backend::automatic && cuda_available()));
+  std::string nvdec_note;
+  auto input = VideoInput::open(o.input, want_nvdec, &nvdec_note);
+  if (input.ok() && want_nvdec && !nvdec_note.empty())
+    warn("NVDEC: " + nvdec_note + "; decoding on the CPU");
   if (!input.ok()) return report(input.status());
   VideoInput& in = **input;
   std::unique_ptr<VideoOutput> output;
@@ -248,7 +256,11 @@ int run_video_command(const VideoOptions& o) {
                                                     (in.read_error().empty() ? "" : " (" + in.read_error() + ")")});
   const AVFrame& f0 = **first;
   const int width = f0.width, height = f0.height;
-  const AVPixelFormat pix_fmt = static_cast<AVPixelFormat>(f0.format);
+  const bool nvdec_frames = f0.format == AV_PIX_FMT_CUDA && f0.hw_frames_ctx;
+  // NVDEC's frames: the layout of the surfaces behind them (P010 for 10-bit 4:2:0).
+  const AVPixelFormat pix_fmt =
+      nvdec_frames ? reinterpret_cast<const AVHWFramesContext*>(f0.hw_frames_ctx->data)->sw_format
+                   : static_cast<AVPixelFormat>(f0.format);
   const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(pix_fmt);
   const int bit_depth = desc ? desc->comp[0].depth : 8;
   const SourceTransfer transfer =
@@ -292,6 +304,11 @@ int run_video_command(const VideoOptions& o) {
   auto mapper = stream::FrameMapper::create(ms);
   if (!mapper.ok()) return report(mapper.status());
   if (Status s = (*mapper)->start(); !s.ok()) return report(s);
+  // P010 surfaces go to the device mapper by their device pointers; anything else NVDEC gives
+  // (8-bit NV12, 4:4:4, SDR) is downloaded and converted as a software frame would be.
+  const bool frames_stay_on_device = nvdec_frames && converter.direct() && converter.format() == InputFormat::p010 &&
+                                     std::string_view((*mapper)->backend_label()) == "cuda";
+  FramePtr downloaded(av_frame_alloc());
   OutputConverter post;
   if (Status s = post.setup(rgb_out, enc->range, width, height); !s.ok()) return report(s);
 
@@ -326,8 +343,26 @@ int run_video_command(const VideoOptions& o) {
           current_peak = p;
         }
       }
-    if (failure = converter.convert(*frame, decoded); !failure.ok()) break;
-    if (failure = (*mapper)->map(decoded, mapped); !failure.ok()) break;
+    if (frame->format == AV_PIX_FMT_CUDA && frames_stay_on_device) {
+      FramePlanes planes;
+      for (int p = 0; p < 2; ++p) {
+        planes.data[p] = frame->data[p];
+        planes.stride[p] = static_cast<std::size_t>(frame->linesize[p]);
+      }
+      if (failure = (*mapper)->map_device(planes, mapped); !failure.ok()) break;
+    } else {
+      const AVFrame* host = frame;
+      if (frame->format == AV_PIX_FMT_CUDA) {
+        av_frame_unref(downloaded.get());
+        if (int r = av_hwframe_transfer_data(downloaded.get(), frame, 0); r < 0) {
+          failure = av_status(StatusCode::runtime_error, "downloading an NVDEC frame", r);
+          break;
+        }
+        host = downloaded.get();
+      }
+      if (failure = converter.convert(*host, decoded); !failure.ok()) break;
+      if (failure = (*mapper)->map(decoded, mapped); !failure.ok()) break;
+    }
     const long long pts = frame->best_effort_timestamp;
     if (failure = output->write_frame(post.convert(mapped.bytes.data()), pts); !failure.ok()) break;
     progress.frame_done(output->frames_written(),
@@ -353,9 +388,11 @@ int run_video_command(const VideoOptions& o) {
   if (o.summary) {
     const AVCodecParameters& par = *in.stream().codecpar;
     std::fprintf(stderr,
-                 "tonekit: input %s: %s %dx%d %s, %s, %lld frames decoded, transfer %s%s, primaries %s, matrix %s, "
+                 "tonekit: input %s: %s%s %dx%d %s, %s, %lld frames decoded, transfer %s%s, primaries %s, matrix %s, "
                  "range %s%s\n",
-                 o.input.c_str(), avcodec_get_name(par.codec_id), width, height, av_get_pix_fmt_name(pix_fmt),
+                 o.input.c_str(), avcodec_get_name(par.codec_id),
+                 !nvdec_frames ? "" : frames_stay_on_device ? " (NVDEC, frames mapped on the device)" : " (NVDEC, frames downloaded)",
+                 width, height, av_get_pix_fmt_name(pix_fmt),
                  rate_text(rate).c_str(), frames, source_transfer_name(transfer),
                  forced_transfer ? " (--input-transfer)" : " (color_trc)", primaries_name(colour->primaries),
                  yuv_matrix_name(colour->matrix), yuv_range_name(colour->range),
@@ -426,6 +463,8 @@ void add_video_command(CLI::App& app, int& exit_code) {
                 "what was found and used on stderr at the end: codec, size, fps, frames, transfer, primaries, HDR10 "
                 "and HDR10+ metadata, the peak, backend, fps achieved");
   cmd->add_flag("--quiet", o->quiet, "no progress line (it is drawn only on a terminal anyway)");
+  cmd->add_flag("--no-nvdec", o->no_nvdec,
+                "with the cuda backend, decode on the CPU instead of NVDEC (FFmpeg's CUDA hwaccel)");
   cmd->footer("\nThe output is 8-bit 4:2:0 tagged BT.709 (primaries, transfer, matrix); audio, subtitles and chapters "
               "are copied. Exit codes: 0 done, 1 bad input or usage (a truncated input: its frames are written and "
               "the output finalised), 2 a failure while running.\n\n" + operators_help());

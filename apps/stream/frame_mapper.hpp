@@ -74,6 +74,9 @@ class FrameMapper {
   void release_buffers();
   // Other parameters for the frames submitted from now on (a video's per-scene source peak).
   Status set_params(const Params& params);
+  // One frame already on the device (NVDEC's planes with their pitches) into `out`,
+  // synchronously: the device path only (one GPU), the input's planes untouched by the download.
+  Status map_device(const FramePlanes& device_in, Frame& out);
   // submit + complete: one frame, synchronously.
   Status map(Frame& in, Frame& out);
   // "cpu", "cuda" or "cuda (several GPUs)" once started; "auto" before.

@@ -1,5 +1,9 @@
 #include "video/video_input.hpp"
 
+extern "C" {
+#include <libavutil/hwcontext.h>
+}
+
 #include <cstdio>
 
 namespace tonekit::video {
@@ -12,9 +16,44 @@ constexpr long long kMaxCorruptionWarnings = 10;
 // the frames that referenced the damaged one fail within a GOP's reach.
 constexpr long long kThreadDelayPackets = 16;
 
+// The decoder offers its formats in order of preference; CUDA when the hwaccel can take the
+// stream, else the software format FFmpeg would choose.
+AVPixelFormat prefer_cuda(AVCodecContext* c, const AVPixelFormat* formats) {
+  for (const AVPixelFormat* f = formats; *f != AV_PIX_FMT_NONE; ++f)
+    if (*f == AV_PIX_FMT_CUDA) return *f;
+  return avcodec_default_get_format(c, formats);
+}
+
+bool has_cuda_hwaccel(const AVCodec& codec) {
+  for (int i = 0;; ++i) {
+    const AVCodecHWConfig* c = avcodec_get_hw_config(&codec, i);
+    if (!c) return false;
+    if ((c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && c->device_type == AV_HWDEVICE_TYPE_CUDA) return true;
+  }
+}
+
+// NVDEC through FFmpeg's CUDA device on the device's primary context ("primary_ctx"): the same
+// context the CUDA runtime, and so tonekit's ToneMapper, uses on that device, so the decoded
+// surfaces' device pointers are valid for the mapper's kernels with no copy and no context
+// switch. Empty on success, else why not.
+std::string attach_nvdec(AVCodecContext& c, const AVCodec& codec) {
+  if (!has_cuda_hwaccel(codec)) return "FFmpeg has no NVDEC path for " + std::string(codec.name);
+  AVDictionary* options = nullptr;
+  av_dict_set(&options, "primary_ctx", "1", 0);
+  AVBufferRef* device = nullptr;
+  const int r = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, nullptr, options, 0);
+  av_dict_free(&options);
+  take_decoder_error();
+  if (r < 0) return "no CUDA device for FFmpeg's decoder (" + av_error_text(r) + ")";
+  c.hw_device_ctx = device;  // the codec context owns the reference now
+  c.get_format = prefer_cuda;
+  c.thread_count = 1;  // the hwaccel decodes on the GPU; frame threads only add latency
+  return {};
+}
+
 }  // namespace
 
-Result<std::unique_ptr<VideoInput>> VideoInput::open(const std::string& path) {
+Result<std::unique_ptr<VideoInput>> VideoInput::open(const std::string& path, bool nvdec, std::string* nvdec_note) {
   std::unique_ptr<VideoInput> in(new VideoInput);
   in->path_ = path;
   AVFormatContext* fc = nullptr;
@@ -45,6 +84,11 @@ Result<std::unique_ptr<VideoInput>> VideoInput::open(const std::string& path) {
   in->decoder_->pkt_timebase = st->time_base;
   // Frame and slice threads on every core: the decoder runs beside the mapper's own workers.
   in->decoder_->thread_count = 0;
+  if (nvdec) {
+    std::string why = attach_nvdec(*in->decoder_, *codec);
+    in->hardware_ = why.empty();
+    if (nvdec_note) *nvdec_note = why;
+  }
   if (int r = avcodec_open2(in->decoder_.get(), codec, nullptr); r < 0)
     return av_status(StatusCode::unsupported, path + ": cannot open the " + std::string(codec->name) + " decoder", r);
   in->packet_.reset(av_packet_alloc());

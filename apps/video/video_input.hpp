@@ -15,8 +15,13 @@ namespace tonekit::video {
 class VideoInput {
  public:
   // Opens and probes the file: one clear input error (exit 1) for a file FFmpeg cannot read, one
-  // without a video stream, or a codec it cannot decode.
-  static Result<std::unique_ptr<VideoInput>> open(const std::string& path);
+  // without a video stream, or a codec it cannot decode. `nvdec`: decode through FFmpeg's CUDA
+  // hwaccel where the codec has one and a CUDA device opens (frames then come as AV_PIX_FMT_CUDA);
+  // otherwise software decoding, with the reason in `nvdec_note`.
+  static Result<std::unique_ptr<VideoInput>> open(const std::string& path, bool nvdec = false,
+                                                  std::string* nvdec_note = nullptr);
+  // True when frames come from NVDEC (on the device).
+  bool hardware() const { return hardware_; }
 
   AVFormatContext& format() const { return *format_; }
   AVStream& stream() const { return *format_->streams[video_index_]; }
@@ -46,6 +51,7 @@ class VideoInput {
   PacketPtr packet_;
   FramePtr frame_;
   bool draining_ = false;
+  bool hardware_ = false;
   std::string read_error_;
   std::string probe_note_;  // a truncation probing already ran into
   long long corrupt_ = 0;  // errors seen

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "unit/cli_runner.hpp"
+#include "video/video_clip.hpp"
 
 namespace fs = std::filesystem;
 using tonekit::test::CliResult;
@@ -27,79 +28,19 @@ using tonekit::test::run_tonekit;
 
 namespace {
 
-using Bytes = std::vector<unsigned char>;
-
-Bytes slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return Bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-void spit(const fs::path& p, const Bytes& b) {
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
-
-// A shell command's stdout (and its exit status in `rc`).
-std::string shell(const std::string& cmd, int* rc = nullptr) {
-  std::string out;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    const int status = ::pclose(p);
-    if (rc) *rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  } else if (rc) {
-    *rc = -1;
-  }
-  return out;
-}
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-// ffprobe's value of one entry of the first video stream (e.g. color_transfer), or of another
-// selection.
-std::string probe(const fs::path& file, const std::string& entries, const std::string& select = "v:0") {
-  std::string s = shell("ffprobe -v error -select_streams " + select + " -show_entries " + entries +
-                        " -of default=noprint_wrappers=1:nokey=1 " + quoted(file) + " 2>/dev/null");
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-int decoded_frames(const fs::path& file) {
-  const std::string n = probe(file, "stream=nb_read_frames", "v:0 -count_frames");
-  return n.empty() ? -1 : std::atoi(n.c_str());
-}
+using namespace tonekit::test;
 
 constexpr int kFrames = 12;
 
 class VideoCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("ffmpeg -hide_banner -encoders 2>/dev/null | grep -q ' libx265 '") != 0) {
-      skip_ = "ffmpeg with libx265 is not installed (make deps installs Debian's)";
-      return;
-    }
-    if (std::system("ffprobe -version > /dev/null 2>&1") != 0) {
-      skip_ = "ffprobe is not installed";
-      return;
-    }
-    CliResult probe_cli = run_tonekit(fs::temp_directory_path(), "video --help");
-    if (probe_cli.code != 0) {
-      skip_ = "this tonekit has no FFmpeg libraries (tonekit video is a stub)";
-      return;
-    }
+    skip_ = video_verb_missing(TONEKIT_CLI);
+    if (!skip_.empty()) return;
     dir_ = new fs::path(fs::temp_directory_path() / ("tonekit_video_" + std::to_string(::getpid())));
     fs::remove_all(*dir_);
     fs::create_directories(*dir_);
-    std::ofstream(*dir_ / "chapters.txt") << ";FFMETADATA1\ntitle=video test\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\n"
-                                             "END=240\ntitle=one\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=240\nEND=480\n"
-                                             "title=two\n";
-    // Mastering display: BT.2020 primaries, 0.005-1000 cd/m^2 (x265 takes 0.0001 cd/m^2 units).
-    const std::string cmd =
-        "cd " + quoted(*dir_) +
-        " && ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=128x72:rate=25:duration=0.48 "
-        "-f lavfi -i sine=frequency=440:duration=0.48 -i chapters.txt -map 0:v -map 1:a -map_metadata 2 "
-        "-map_chapters 2 -vf format=yuv420p10le -c:v libx265 -preset ultrafast -x265-params "
-        "'log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:"
-        "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,50):max-cll=1000,400' "
-        "-color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -c:a flac hdr10.mkv";
-    if (std::system(cmd.c_str()) != 0) skip_ = "ffmpeg could not make the HDR10 test clip: " + cmd;
+    skip_ = make_hdr10_clip(*dir_);
   }
   static void TearDownTestSuite() {
     if (dir_) fs::remove_all(*dir_);
@@ -177,7 +118,7 @@ TEST_F(VideoCli, SummaryShowsMetadataAndThePeakTakenFromMaxCll) {
 }
 
 // The command's frames are the stream command's on the same decoded frames: both run the CPU
-// FrameMapper (bt2390 with the source peak MaxCLL gives), so the bytes are equal.
+// FrameMapper (hable, the default, with the source peak MaxCLL gives), so the bytes are equal.
 TEST_F(VideoCli, RawvideoOutputEqualsStreamOnTheSameDecodedFrames) {
   CliResult r = run_tonekit(dir(), "video hdr10.mkv raw.nut --codec rawvideo --backend cpu");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -187,7 +128,7 @@ TEST_F(VideoCli, RawvideoOutputEqualsStreamOnTheSameDecodedFrames) {
                             .c_str()),
             0);
   r = run_tonekit(dir(), "stream decoded.yuv stream.yuv --input-format yuv420p10 --size 128x72 --transfer pq "
-                         "--primaries bt2020 --op bt2390 --set source_peak=1000 --backend cpu");
+                         "--primaries bt2020 --op hable --set source_peak=1000 --backend cpu");
   ASSERT_EQ(r.code, 0) << r.err;
   const Bytes video = slurp(dir() / "video.yuv"), stream = slurp(dir() / "stream.yuv");
   ASSERT_EQ(video.size(), std::size_t{128 * 72 * 3 / 2 * kFrames});

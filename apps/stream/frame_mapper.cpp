@@ -215,7 +215,17 @@ Status FrameMapper::submit(Frame& in, Frame& out) {
 
 Status FrameMapper::map_on_cpu(Frame& in, Frame& out) {
   const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.data();
-  const FramePlanes planes = packed_planes(s_.format, host_in, s_.width, s_.height);
+  return map_planes_on_cpu(packed_planes(s_.format, host_in, s_.width, s_.height), out);
+}
+
+Status FrameMapper::map_host_planes(const FramePlanes& in, Frame& out) {
+  if (Status s = start(); !s.ok()) return s;
+  if (!cpu_) return unsupported("frames by planes need the cpu backend");
+  out.bytes.resize(output_bytes_);
+  return map_planes_on_cpu(in, out);
+}
+
+Status FrameMapper::map_planes_on_cpu(const FramePlanes& planes, Frame& out) {
   if (Status s = cpu_->process(planes, out.bytes.data(), 0, s_.frame_seconds); !s.ok()) return s;
   FrameStats adapted;
   if (Status s = cpu_->read_stats(stats_, &adapted); !s.ok()) return s;

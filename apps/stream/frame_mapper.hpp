@@ -77,6 +77,10 @@ class FrameMapper {
   // One frame already on the device (NVDEC's planes with their pitches) into `out`,
   // synchronously: the device path only (one GPU), the input's planes untouched by the download.
   Status map_device(const FramePlanes& device_in, Frame& out);
+  // One host frame given by its planes and their strides (a decoder's frame, read in place): the
+  // CPU backend only; true from uses_cpu() once started.
+  Status map_host_planes(const FramePlanes& in, Frame& out);
+  bool uses_cpu() const { return cpu_ != nullptr; }
   // submit + complete: one frame, synchronously.
   Status map(Frame& in, Frame& out);
   // "cpu", "cuda" or "cuda (several GPUs)" once started; "auto" before.
@@ -96,6 +100,7 @@ class FrameMapper {
   template <class Config>
   void fill_config(Config& cfg) const;
   Status map_on_cpu(Frame& in, Frame& out);
+  Status map_planes_on_cpu(const FramePlanes& planes, Frame& out);
   void log_row(const FrameStats& adapted);
   void note_buffer(void* p, std::size_t bytes);
   MapperSetup s_;

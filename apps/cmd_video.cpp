@@ -439,7 +439,9 @@ void add_video_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("video", "Tone map a video file (any container and codec FFmpeg reads) into an SDR one");
   cmd->add_option("input", o->input, "a video file: HEVC, AV1, VP9, H.264 ... in MKV, MP4, MOV, TS ...; PQ, HLG or SDR")
       ->required();
-  cmd->add_option("output", o->output, "the output file; its extension picks the container (.mp4, .mkv, .mov, .nut ...)")
+  cmd->add_option("output", o->output,
+                  "the output file; its extension picks the container (.mp4, .mkv, .mov, .nut ...); '-' is stdout "
+                  "(with --format)")
       ->required();
   cmd->add_option("--op", o->op, "operator id (see below)")->capture_default_str();
   cmd->add_option("--set", o->settings, "operator parameter NAME=VALUE (repeatable)")->allow_extra_args(false);

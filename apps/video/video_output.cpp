@@ -220,8 +220,9 @@ Result<std::unique_ptr<VideoOutput>> VideoOutput::open(const std::string& path, 
 
   // 3. The file: a temporary name beside the target, unless the target is a device.
   struct stat target {};
-  o->direct_ = ::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode);
-  std::string name = path;
+  // "-": standard output (a pipe into a player), with the container from --format.
+  o->direct_ = path == "-" || (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode));
+  std::string name = path == "-" ? "pipe:1" : path;
   if (!o->direct_) {
     std::string pattern = path + ".tmp-XXXXXX";
     // mkstemp picks a free name; the file is then made again with mode 0666 minus the umask, as

@@ -103,6 +103,13 @@ struct PeakChoice {
 Result<PeakChoice> choose_peak(const VideoOptions& o, const Params& params, const Hdr10Metadata& meta,
                                SourceTransfer transfer) {
   PeakChoice c;
+  double given = 0.0;
+  if (o.peak != "metadata" && o.peak != "measured") {
+    char* end = nullptr;
+    given = std::strtod(o.peak.c_str(), &end);
+    if (end == o.peak.c_str() || *end != '\0' || !(given > 0) || given > 10000)
+      return invalid_argument("--peak expects metadata, measured or cd/m^2 in (0, 10000], got '" + o.peak + "'");
+  }
   if (!params.has("source_peak")) {
     c.origin = "not used by " + std::string(params.op().id);
     return c;
@@ -116,12 +123,8 @@ Result<PeakChoice> choose_peak(const VideoOptions& o, const Params& params, cons
     c.origin = "measured (each frame's robust peak, temporally adapted)";
     return c;
   }
-  if (o.peak != "metadata") {
-    char* end = nullptr;
-    const double v = std::strtod(o.peak.c_str(), &end);
-    if (end == o.peak.c_str() || *end != '\0' || !(v > 0) || v > 10000)
-      return invalid_argument("--peak expects metadata, measured or cd/m^2 in (0, 10000], got '" + o.peak + "'");
-    c.cd = v;
+  if (given > 0) {
+    c.cd = given;
     c.origin = "--peak";
     return c;
   }

@@ -196,7 +196,7 @@ TEST_F(VideoCli, UnknownEncoderIsRefusedAndNvencWithoutAGpuFallsBackToLibx264) {
   EXPECT_EQ(probe(dir() / "nvenc.mkv", "stream=codec_name"), "h264");
 }
 
-TEST_F(VideoCli, RangeAndOutputTransferTagTheStream) {
+TEST_F(VideoCli, RangeAndOutputTransferTagTheStreamAndBadValuesAreRefused) {
   CliResult r = run_tonekit(dir(), "video hdr10.mkv full.mkv --range full --backend cpu");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(probe(dir() / "full.mkv", "stream=color_range"), "pc");
@@ -205,6 +205,10 @@ TEST_F(VideoCli, RangeAndOutputTransferTagTheStream) {
   EXPECT_EQ(probe(dir() / "srgb.mkv", "stream=color_transfer"), "iec61966-2-1");
   r = run_tonekit(dir(), "video hdr10.mkv x.mkv --output-transfer pq");
   EXPECT_EQ(r.code, 1);
+  EXPECT_FALSE(fs::exists(dir() / "x.mkv"));
+  r = run_tonekit(dir(), "video hdr10.mkv x.mkv --op reinhard --peak bright");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("--peak expects"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir() / "x.mkv"));
 }
 

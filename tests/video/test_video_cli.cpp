@@ -3,8 +3,8 @@
 // metadata (mastering display 1000 cd/m^2, MaxCLL 1000 / MaxFALL 400). Checked with ffprobe:
 // frame count, the audio stream, chapters, BT.709 tags, the range; the peak taken from MaxCLL;
 // rawvideo output byte-equal to `tonekit stream` on the frames ffmpeg decodes; truncated,
-// damaged, non-media and audio-only inputs; the encoder fallback. Skips with the reason when
-// ffmpeg, ffprobe or libx265 are missing.
+// damaged, non-media and audio-only inputs; the encoder fallback; timestamps and subtitles; SDR
+// and HLG inputs. Skips with the reason when ffmpeg, ffprobe or libx265 are missing.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -225,6 +225,41 @@ TEST_F(VideoCli, SdrInputIsReadWithItsTransfer) {
   EXPECT_NE(r.err.find("converted by libswscale"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("source peak 100 cd/m^2 (SDR nominal white)"), std::string::npos) << r.err;
   EXPECT_EQ(decoded_frames(dir() / "sdr_out.mkv"), 5);
+}
+
+// The video's timestamps are kept (MKV to MKV: the same presentation times), and subtitles are
+// copied where the container holds them (SubRip in MKV) and left out with one line where not (MP4).
+TEST_F(VideoCli, TimestampsKeptAndSubtitlesCopiedOrLeftOutWithALine) {
+  std::ofstream(dir() / "subs.srt") << "1\n00:00:00,000 --> 00:00:00,300\nhello\n\n2\n00:00:00,300 --> 00:00:00,450\nworld\n";
+  ASSERT_EQ(std::system(("cd " + quoted(dir()) +
+                         " && ffmpeg -nostdin -v error -y -i hdr10.mkv -i subs.srt -map 0 -map 1 -c copy -c:s srt subs.mkv")
+                            .c_str()),
+            0);
+  CliResult r = run_tonekit(dir(), "video subs.mkv subs_out.mkv --backend cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(probe(dir() / "subs_out.mkv", "stream=codec_name", "s:0"), "subrip");
+  const std::string times_in = probe(dir() / "subs.mkv", "frame=pts_time");
+  EXPECT_EQ(probe(dir() / "subs_out.mkv", "frame=pts_time"), times_in);
+  EXPECT_NE(times_in, "");
+  r = run_tonekit(dir(), "video subs.mkv subs_out.mp4 --backend cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("(subrip subtitle) is left out: the mp4 container cannot hold it"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(probe(dir() / "subs_out.mp4", "stream=codec_name", "a:0"), "flac");
+}
+
+// HLG input: transfer from color_trc, the source peak from the HLG OOTF's nominal peak.
+TEST_F(VideoCli, HlgInputUsesItsNominalPeak) {
+  ASSERT_EQ(std::system(("cd " + quoted(dir()) +
+                         " && ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 "
+                         "-vf format=yuv420p10le -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc "
+                         "-c:v libx265 -preset ultrafast -x265-params log-level=error hlg.mkv").c_str()),
+            0);
+  const CliResult r = run_tonekit(dir(), "video hlg.mkv hlg_out.mkv --backend cpu --summary --hlg-peak 1200");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("transfer hlg (color_trc)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("source peak 1200 cd/m^2 (HLG nominal peak"), std::string::npos) << r.err;
+  EXPECT_EQ(decoded_frames(dir() / "hlg_out.mkv"), 5);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 
 #include "cli_common.hpp"
@@ -311,7 +312,7 @@ int run_video_command(const VideoOptions& o) {
   // (8-bit NV12, 4:4:4, SDR) is downloaded and converted as a software frame would be.
   const bool frames_stay_on_device = nvdec_frames && converter.direct() && converter.format() == InputFormat::p010 &&
                                      std::string_view((*mapper)->backend_label()) == "cuda";
-  FramePtr downloaded(av_frame_alloc());
+  FramePtr downloaded(av_frame_alloc());  // NVDEC frames that are not P010, on the host
   OutputConverter post;
   if (Status s = post.setup(rgb_out, enc->range, width, height); !s.ok()) return report(s);
 
@@ -323,16 +324,68 @@ int run_video_command(const VideoOptions& o) {
     if (Status s = output->copy_packet(*p); !s.ok()) return report(s);
   early.clear();
 
-  // 4. Decode, map, encode.
+  // 4. Decode, map, encode. The device path keeps up to frames_in_flight() frames pending, so
+  // that one frame's upload (or NVDEC surface), kernels and download overlap the next frames'
+  // decoding; the CPU finishes each frame as it is submitted. Frames are written in order.
   const auto t0 = Clock::now();
   stream::StreamProgress progress(in.frame_count_hint(), in.duration_seconds(), !o.quiet);
-  stream::Frame decoded, mapped;
   const AVRational tb = in.stream().time_base;
   const long long start_pts = in.stream().start_time != AV_NOPTS_VALUE ? in.stream().start_time : 0;
   double current_peak = peak->cd;
   long long hdr10plus_frames = 0;
   double hdr10plus_min = 0, hdr10plus_max = 0;
+  struct InFlight {
+    FramePtr surface;          // an NVDEC frame held until its kernels have read it
+    stream::Frame in, out;     // buffers reused across frames (page-locked by the device path)
+    long long pts = AV_NOPTS_VALUE;
+  };
+  std::deque<InFlight> flight;
+  std::vector<InFlight> spare;
+  const std::size_t depth = static_cast<std::size_t>(std::max(1, (*mapper)->frames_in_flight()));
+  auto complete_oldest = [&]() -> Status {
+    Status s = (*mapper)->complete_oldest();
+    InFlight f = std::move(flight.front());
+    flight.pop_front();
+    f.surface.reset();
+    if (s.ok()) s = output->write_frame(post.convert(f.out.bytes.data()), f.pts);
+    if (s.ok())
+      progress.frame_done(output->frames_written(), f.pts == AV_NOPTS_VALUE ? 0.0 : (f.pts - start_pts) * av_q2d(tb));
+    spare.push_back(std::move(f));
+    return s;
+  };
+  auto submit = [&](const AVFrame* frame, InFlight& f) -> Status {
+    if (frame->format == AV_PIX_FMT_CUDA && frames_stay_on_device) {
+      f.surface.reset(av_frame_clone(frame));
+      if (!f.surface) return Status{StatusCode::out_of_memory, "cannot hold an NVDEC frame"};
+      FramePlanes planes;
+      for (int p = 0; p < 2; ++p) {
+        planes.data[p] = f.surface->data[p];
+        planes.stride[p] = static_cast<std::size_t>(f.surface->linesize[p]);
+      }
+      return (*mapper)->submit_device(planes, f.out);
+    }
+    const AVFrame* host = frame;
+    if (frame->format == AV_PIX_FMT_CUDA) {
+      av_frame_unref(downloaded.get());
+      if (int r = av_hwframe_transfer_data(downloaded.get(), frame, 0); r < 0)
+        return av_status(StatusCode::runtime_error, "downloading an NVDEC frame", r);
+      host = downloaded.get();
+    }
+    if (converter.direct() && (*mapper)->uses_cpu() && host->format == pix_fmt && host->width == width &&
+        host->height == height) {
+      // The CPU reads the decoder's planes in place (no copy of the 24 MB a 4K frame has).
+      FramePlanes planes;
+      for (int p = 0; p < plane_count(converter.format()); ++p) {
+        planes.data[p] = host->data[p];
+        planes.stride[p] = static_cast<std::size_t>(host->linesize[p]);
+      }
+      return (*mapper)->map_host_planes(planes, f.out);
+    }
+    if (Status s = converter.convert(*host, f.in); !s.ok()) return s;
+    return (*mapper)->submit(f.in, f.out);
+  };
   Status failure;
+  long long submitted = 0;
   for (AVFrame* frame = *first; frame;) {
     if (peak->per_scene)
       if (std::optional<double> scene = hdr10plus_scene_peak(*frame)) {
@@ -341,47 +394,23 @@ int run_video_command(const VideoOptions& o) {
         hdr10plus_max = hdr10plus_frames == 0 ? p : std::max(hdr10plus_max, p);
         ++hdr10plus_frames;
         if (p != current_peak) {
-          if (Status s = mapped_params.set("source_peak", p); !s.ok()) return report(s);
-          if (Status s = (*mapper)->set_params(mapped_params); !s.ok()) return report(s);
+          if (failure = mapped_params.set("source_peak", p); !failure.ok()) break;
+          if (failure = (*mapper)->set_params(mapped_params); !failure.ok()) break;
           current_peak = p;
         }
       }
-    if (frame->format == AV_PIX_FMT_CUDA && frames_stay_on_device) {
-      FramePlanes planes;
-      for (int p = 0; p < 2; ++p) {
-        planes.data[p] = frame->data[p];
-        planes.stride[p] = static_cast<std::size_t>(frame->linesize[p]);
-      }
-      if (failure = (*mapper)->map_device(planes, mapped); !failure.ok()) break;
-    } else {
-      const AVFrame* host = frame;
-      if (frame->format == AV_PIX_FMT_CUDA) {
-        av_frame_unref(downloaded.get());
-        if (int r = av_hwframe_transfer_data(downloaded.get(), frame, 0); r < 0) {
-          failure = av_status(StatusCode::runtime_error, "downloading an NVDEC frame", r);
-          break;
-        }
-        host = downloaded.get();
-      }
-      if (converter.direct() && (*mapper)->uses_cpu() && host->format == pix_fmt && host->width == width &&
-          host->height == height) {
-        // The CPU reads the decoder's planes in place (no copy of the 24 MB a 4K frame has).
-        FramePlanes planes;
-        for (int p = 0; p < plane_count(converter.format()); ++p) {
-          planes.data[p] = host->data[p];
-          planes.stride[p] = static_cast<std::size_t>(host->linesize[p]);
-        }
-        if (failure = (*mapper)->map_host_planes(planes, mapped); !failure.ok()) break;
-      } else {
-        if (failure = converter.convert(*host, decoded); !failure.ok()) break;
-        if (failure = (*mapper)->map(decoded, mapped); !failure.ok()) break;
-      }
+    InFlight f;
+    if (!spare.empty()) {
+      f = std::move(spare.back());
+      spare.pop_back();
     }
-    const long long pts = frame->best_effort_timestamp;
-    if (failure = output->write_frame(post.convert(mapped.bytes.data()), pts); !failure.ok()) break;
-    progress.frame_done(output->frames_written(),
-                        pts == AV_NOPTS_VALUE ? 0.0 : (pts - start_pts) * av_q2d(tb));
-    if (o.frames >= 0 && output->frames_written() >= o.frames) break;
+    f.pts = frame->best_effort_timestamp;
+    failure = submit(frame, f);
+    flight.push_back(std::move(f));
+    if (!failure.ok()) break;
+    ++submitted;
+    while (failure.ok() && flight.size() >= depth) failure = complete_oldest();
+    if (!failure.ok() || (o.frames >= 0 && submitted >= o.frames)) break;
     auto next = in.next_frame(other);
     if (!next.ok()) {
       failure = next.status();
@@ -389,6 +418,10 @@ int run_video_command(const VideoOptions& o) {
     }
     frame = *next;
   }
+  while (failure.ok() && !flight.empty()) failure = complete_oldest();
+  // After a failure, what is still on the device finishes before its buffers go.
+  while ((*mapper)->pending() > 0) static_cast<void>((*mapper)->complete_oldest());
+  flight.clear();
   (*mapper)->release_buffers();
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   const long long frames = output->frames_written();

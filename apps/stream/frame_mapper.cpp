@@ -151,15 +151,13 @@ Status FrameMapper::set_params(const Params& params) {
   return cpu_->set_params(params);
 }
 
-Status FrameMapper::map_device(const FramePlanes& device_in, Frame& out) {
+Status FrameMapper::submit_device(const FramePlanes& device_in, Frame& out) {
   if (Status s = start(); !s.ok()) return s;
   if (!device_) return unsupported("frames on the device need the cuda backend on one GPU");
   out.bytes.resize(output_bytes_);
   note_buffer(out.bytes.data(), out.bytes.size());
   if (Status s = device_->submit_device(device_in, out.bytes.data(), s_.frame_seconds); !s.ok()) return s;
   ++frame_;
-  while (pending() > 0)
-    if (Status s = complete_oldest(); !s.ok()) return s;
   return {};
 }
 

@@ -74,9 +74,10 @@ class FrameMapper {
   void release_buffers();
   // Other parameters for the frames submitted from now on (a video's per-scene source peak).
   Status set_params(const Params& params);
-  // One frame already on the device (NVDEC's planes with their pitches) into `out`,
-  // synchronously: the device path only (one GPU), the input's planes untouched by the download.
-  Status map_device(const FramePlanes& device_in, Frame& out);
+  // One frame already on the device (NVDEC's planes with their pitches) into `out`: the device
+  // path only (one GPU). Pending like submit()'s frames: the planes and `out` stay untouched
+  // until complete_oldest() returns for it.
+  Status submit_device(const FramePlanes& device_in, Frame& out);
   // One host frame given by its planes and their strides (a decoder's frame, read in place): the
   // CPU backend only; true from uses_cpu() once started.
   Status map_host_planes(const FramePlanes& in, Frame& out);

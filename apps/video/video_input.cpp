@@ -48,6 +48,9 @@ std::string attach_nvdec(AVCodecContext& c, const AVCodec& codec) {
   c.hw_device_ctx = device;  // the codec context owns the reference now
   c.get_format = prefer_cuda;
   c.thread_count = 1;  // the hwaccel decodes on the GPU; frame threads only add latency
+  // Surfaces beyond the decoder's references: the frames the device mapper keeps in flight
+  // (stream::kDeviceFramesInFlight) plus the one being decoded.
+  c.extra_hw_frames = 4;
   return {};
 }
 

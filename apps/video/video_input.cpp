@@ -61,9 +61,12 @@ Result<std::unique_ptr<VideoInput>> VideoInput::open(const std::string& path, bo
   in->path_ = path;
   AVFormatContext* fc = nullptr;
   if (int r = avformat_open_input(&fc, path.c_str(), nullptr, nullptr); r < 0) {
-    take_decoder_error();
+    // The demuxer's own words say more ("moov atom not found": an MP4 cut before its index).
+    const std::string said = take_decoder_error();
+    take_demuxer_end_note();
     if (r == AVERROR(ENOENT)) return Status{StatusCode::bad_input, path + ": no such file"};
-    return Status{StatusCode::bad_input, path + ": not a media file FFmpeg can read (" + av_error_text(r) + ")"};
+    return Status{StatusCode::bad_input,
+                  path + ": not a media file FFmpeg can read (" + (said.empty() ? av_error_text(r) : said) + ")"};
   }
   in->format_.reset(fc);
   if (int r = avformat_find_stream_info(fc, nullptr); r < 0)

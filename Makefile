@@ -17,7 +17,8 @@ DEMO_CONFIG := $(if $(wildcard $(BUILD)/CMakeCache.txt),,-DTONEKIT_CUDA=$(DEMO_C
 # What `make demo` needs: the toolchain, the CLI's libraries, and the peers and ffmpeg that
 # `tonekit compare` and the demo's MP4s run when they are installed.
 DEMO_PACKAGES := cmake ninja-build g++ pkg-config libopenexr-dev libpng-dev libjpeg-dev libisal-dev libcli11-dev \
-                 libfftw3-dev libcpp-httplib-dev nlohmann-json3-dev pfstools pfstmo python3 python3-opencv ffmpeg
+                 libfftw3-dev libcpp-httplib-dev nlohmann-json3-dev pfstools pfstmo python3 python3-opencv ffmpeg \
+                 libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev
 # What the tests add: GoogleTest and Google Benchmark, clang and libFuzzer (make fuzz), the
 # browser test's chromium and node (its node modules: npm ci below), GL/EGL/Vulkan headers and
 # Xvfb for the renderer example and the interop tests; the Python module's build (pybind11, the

@@ -100,5 +100,6 @@ void add_quality_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_stream_command(CLI::App& app, int& exit_code);
 void add_lut_command(CLI::App& app, int& exit_code);
+void add_video_command(CLI::App& app, int& exit_code);  // cmd_video.cpp, or cmd_video_absent.cpp without FFmpeg
 
 }  // namespace tonekit::cli

@@ -44,12 +44,13 @@ int main(int argc, char** argv) {
   cli::add_compare_command(app, exit_code);
   cli::add_stream_command(app, exit_code);
   cli::add_lut_command(app, exit_code);
+  cli::add_video_command(app, exit_code);
 
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty())
       return cli::report(invalid_argument(
-          "no command given (map, info, ops, synth, demo, blur, stream, studio, quality, compare; see tonekit --help)"));
+          "no command given (map, info, ops, synth, demo, blur, stream, video, studio, quality, compare; see tonekit --help)"));
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help: printed on stdout
     return cli::report(invalid_argument(e.what()));

@@ -143,6 +143,24 @@ int FrameMapper::pending() const { return device_ ? device_->pending() : 0; }
 bool FrameMapper::oldest_ready() const { return !device_ || device_->oldest_ready(); }
 Status FrameMapper::complete_oldest() { return device_ ? device_->complete_oldest() : Status{}; }
 
+Status FrameMapper::set_params(const Params& params) {
+  s_.params = params;
+  if (!started_) return {};
+  if (multi_) return multi_->set_params(params);
+  if (device_) return device_->set_params(params);
+  return cpu_->set_params(params);
+}
+
+Status FrameMapper::submit_device(const FramePlanes& device_in, Frame& out) {
+  if (Status s = start(); !s.ok()) return s;
+  if (!device_) return unsupported("frames on the device need the cuda backend on one GPU");
+  out.bytes.resize(output_bytes_);
+  note_buffer(out.bytes.data(), out.bytes.size());
+  if (Status s = device_->submit_device(device_in, out.bytes.data(), s_.frame_seconds); !s.ok()) return s;
+  ++frame_;
+  return {};
+}
+
 Status FrameMapper::map(Frame& in, Frame& out) {
   if (Status s = submit(in, out); !s.ok()) return s;
   while (pending() > 0)
@@ -195,7 +213,17 @@ Status FrameMapper::submit(Frame& in, Frame& out) {
 
 Status FrameMapper::map_on_cpu(Frame& in, Frame& out) {
   const void* host_in = in.image.width > 0 ? static_cast<const void*>(in.image.pixels.data()) : in.data();
-  const FramePlanes planes = packed_planes(s_.format, host_in, s_.width, s_.height);
+  return map_planes_on_cpu(packed_planes(s_.format, host_in, s_.width, s_.height), out);
+}
+
+Status FrameMapper::map_host_planes(const FramePlanes& in, Frame& out) {
+  if (Status s = start(); !s.ok()) return s;
+  if (!cpu_) return unsupported("frames by planes need the cpu backend");
+  out.bytes.resize(output_bytes_);
+  return map_planes_on_cpu(in, out);
+}
+
+Status FrameMapper::map_planes_on_cpu(const FramePlanes& planes, Frame& out) {
   if (Status s = cpu_->process(planes, out.bytes.data(), 0, s_.frame_seconds); !s.ok()) return s;
   FrameStats adapted;
   if (Status s = cpu_->read_stats(stats_, &adapted); !s.ok()) return s;

@@ -72,6 +72,16 @@ class FrameMapper {
   // last complete_oldest, before the frames are freed).
   void release(Frame& frame);
   void release_buffers();
+  // Other parameters for the frames submitted from now on (a video's per-scene source peak).
+  Status set_params(const Params& params);
+  // One frame already on the device (NVDEC's planes with their pitches) into `out`: the device
+  // path only (one GPU). Pending like submit()'s frames: the planes and `out` stay untouched
+  // until complete_oldest() returns for it.
+  Status submit_device(const FramePlanes& device_in, Frame& out);
+  // One host frame given by its planes and their strides (a decoder's frame, read in place): the
+  // CPU backend only; true from uses_cpu() once started.
+  Status map_host_planes(const FramePlanes& in, Frame& out);
+  bool uses_cpu() const { return cpu_ != nullptr; }
   // submit + complete: one frame, synchronously.
   Status map(Frame& in, Frame& out);
   // "cpu", "cuda" or "cuda (several GPUs)" once started; "auto" before.
@@ -91,6 +101,7 @@ class FrameMapper {
   template <class Config>
   void fill_config(Config& cfg) const;
   Status map_on_cpu(Frame& in, Frame& out);
+  Status map_planes_on_cpu(const FramePlanes& planes, Frame& out);
   void log_row(const FrameStats& adapted);
   void note_buffer(void* p, std::size_t bytes);
   MapperSetup s_;

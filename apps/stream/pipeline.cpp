@@ -10,44 +10,12 @@
 #include <thread>
 
 #include "stream/bounded_queue.hpp"
+#include "stream/progress.hpp"
 
 namespace tonekit::stream {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// "frames, fps, elapsed, remaining" on one stderr line, redrawn at most 5 times a second, and
-// only when stderr is a terminal (a log file or a pipe gets nothing).
-class StreamProgress {
- public:
-  explicit StreamProgress(long long total) : total_(total), enabled_(isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
-  void frame_done(long long done) {
-    if (!enabled_) return;
-    const auto now = Clock::now();
-    if (drawn_ && now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double fps = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
-    char line[160];
-    int n = std::snprintf(line, sizeof line, "\r\033[Kframe %lld", done);
-    if (total_ > 0) n += std::snprintf(line + n, sizeof line - n, "/%lld", total_);
-    n += std::snprintf(line + n, sizeof line - n, "  %.1f fps  %.1f s", fps, elapsed);
-    if (total_ > 0 && fps > 0 && done <= total_)
-      std::snprintf(line + n, sizeof line - n, "  %.1f s left", static_cast<double>(total_ - done) / fps);
-    std::fputs(line, stderr);
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-  ~StreamProgress() {
-    if (drawn_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  long long total_;
-  bool enabled_;
-  bool drawn_ = false;
-  Clock::time_point start_, last_;
-};
 
 using FrameQueue = BoundedQueue<Frame>;
 

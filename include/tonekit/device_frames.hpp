@@ -11,6 +11,7 @@
 #include "tonekit/temporal.hpp"
 #include "tonekit/tone_mapper.hpp"
 #include "tonekit/tonemap.hpp"
+#include "tonekit/video.hpp"
 
 namespace tonekit {
 
@@ -34,6 +35,12 @@ class DeviceFrameMapper {
   // previous frame (temporal adaptation). With frames_in_flight() frames pending, submit first
   // completes the oldest.
   Status submit(const void* host_in, void* host_out, double dt_seconds);
+  // The same for a frame already on the device (a hardware decoder's output: NVDEC's P010
+  // surfaces through FFmpeg), planes with their pitches; no upload. The planes must stay
+  // untouched until complete_oldest() returns for this frame. Work on the legacy default stream
+  // (where FFmpeg's decoder copies its surfaces out when its CUDA context has no stream of its
+  // own) is ordered before the frame's kernels.
+  Status submit_device(const FramePlanes& device_in, void* host_out, double dt_seconds);
   // Frames submitted and not yet completed.
   int pending() const;
   // Waits for the oldest pending frame and leaves its output in its host_out.
@@ -53,6 +60,9 @@ class DeviceFrameMapper {
   // The statistics of the last frame submitted and what its curves read (waits for its kernels).
   Status read_stats(FrameStats& stats, FrameStats* adapted = nullptr);
   Status read_temporal_state(TemporalState& state);
+  // Another operator or other parameters for the frames submitted from now on (frames in flight
+  // keep the ones they were submitted with). A new operator may reallocate the pass's scratch.
+  Status set_params(const Params& params);
 
  private:
   struct Impl;

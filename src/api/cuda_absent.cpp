@@ -43,6 +43,7 @@ std::size_t DeviceFrameMapper::input_bytes() const { return 0; }
 std::size_t DeviceFrameMapper::output_bytes() const { return 0; }
 int DeviceFrameMapper::frames_in_flight() const { return 0; }
 Status DeviceFrameMapper::submit(const void*, void*, double) { return no_cuda_build(); }
+Status DeviceFrameMapper::submit_device(const FramePlanes&, void*, double) { return no_cuda_build(); }
 int DeviceFrameMapper::pending() const { return 0; }
 Status DeviceFrameMapper::complete_oldest() { return no_cuda_build(); }
 bool DeviceFrameMapper::oldest_ready() const { return true; }
@@ -51,5 +52,6 @@ void DeviceFrameMapper::unlock_host_buffer(void*) {}
 Status DeviceFrameMapper::map(const void*, void*, double) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_stats(FrameStats&, FrameStats*) { return no_cuda_build(); }
 Status DeviceFrameMapper::read_temporal_state(TemporalState&) { return no_cuda_build(); }
+Status DeviceFrameMapper::set_params(const Params&) { return no_cuda_build(); }
 
 }  // namespace tonekit

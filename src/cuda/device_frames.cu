@@ -63,6 +63,20 @@ struct DeviceFrameMapper::Impl {
   int pending = 0;
   std::size_t in_bytes = 0, out_bytes = 0;
 
+  // The frame's kernels on `compute` once its input is on the device, then its download into
+  // host_out (or the slot's staging) on `download`; the slot is pending from here.
+  Status map_and_download(Slot& s, const FramePlanes& device_in, void* host_out, double dt) {
+    if (Status st = mapper->process(device_in, s.d_out, 0, compute, dt); !st.ok()) return st;
+    TK_CUDA_CHECK(cudaEventRecord(s.mapped, compute));
+    TK_CUDA_CHECK(cudaStreamWaitEvent(download, s.mapped, 0));
+    TK_CUDA_CHECK(cudaMemcpyAsync(s.staged_out ? s.h_out.data : host_out, s.d_out, out_bytes, cudaMemcpyDeviceToHost,
+                                  download));
+    TK_CUDA_CHECK(cudaEventRecord(s.done, download));
+    s.user_out = host_out;
+    ++pending;
+    return {};
+  }
+
   ~Impl() {
     for (cudaStream_t s : {upload, compute, download})
       if (s) cudaStreamSynchronize(s);
@@ -130,16 +144,23 @@ Status DeviceFrameMapper::submit(const void* host_in, void* host_out, double dt)
   TK_CUDA_CHECK(cudaMemcpyAsync(s.d_in, src, m.in_bytes, cudaMemcpyHostToDevice, m.upload));
   TK_CUDA_CHECK(cudaEventRecord(s.uploaded, m.upload));
   TK_CUDA_CHECK(cudaStreamWaitEvent(m.compute, s.uploaded, 0));
-  if (Status st = m.mapper->process(packed_planes(c.input, s.d_in, c.width, c.height), s.d_out, 0, m.compute, dt); !st.ok())
-    return st;
-  TK_CUDA_CHECK(cudaEventRecord(s.mapped, m.compute));
-  TK_CUDA_CHECK(cudaStreamWaitEvent(m.download, s.mapped, 0));
-  TK_CUDA_CHECK(cudaMemcpyAsync(s.staged_out ? s.h_out.data : host_out, s.d_out, m.out_bytes, cudaMemcpyDeviceToHost,
-                                m.download));
-  TK_CUDA_CHECK(cudaEventRecord(s.done, m.download));
-  s.user_out = host_out;
-  ++m.pending;
-  return {};
+  return m.map_and_download(s, packed_planes(c.input, s.d_in, c.width, c.height), host_out, dt);
+}
+
+Status DeviceFrameMapper::submit_device(const FramePlanes& device_in, void* host_out, double dt) {
+  Impl& m = *impl_;
+  if (m.pending == static_cast<int>(m.slots.size()))
+    if (Status s = complete_oldest(); !s.ok()) return s;
+  const int index = (m.head + m.pending) % static_cast<int>(m.slots.size());
+  Impl::Slot& s = m.slots[static_cast<std::size_t>(index)];
+  s.staged_out = !page_locked(host_out);
+  if (s.staged_out && !s.h_out.data)
+    if (Status st = s.h_out.allocate(m.out_bytes); !st.ok()) return st;
+  // The compute stream is non-blocking, so it does not wait for the legacy default stream by
+  // itself: the `uploaded` event, recorded there, orders the decoder's copy before the kernels.
+  TK_CUDA_CHECK(cudaEventRecord(s.uploaded, cudaStreamLegacy));
+  TK_CUDA_CHECK(cudaStreamWaitEvent(m.compute, s.uploaded, 0));
+  return m.map_and_download(s, device_in, host_out, dt);
 }
 
 Status DeviceFrameMapper::complete_oldest() {
@@ -200,5 +221,9 @@ Status DeviceFrameMapper::read_stats(FrameStats& stats, FrameStats* adapted) {
 }
 
 Status DeviceFrameMapper::read_temporal_state(TemporalState& state) { return impl_->mapper->read_temporal_state(state); }
+
+// The passes read the parameters when a frame is enqueued (kernel arguments), so frames already in
+// flight keep theirs.
+Status DeviceFrameMapper::set_params(const Params& params) { return impl_->mapper->set_params(params); }
 
 }  // namespace tonekit

@@ -1,0 +1,285 @@
+// NightEngine (cuda/blur/night_engine.hpp): apply_night (src/cpu/blur/night.cpp) on the device.
+// One frame is a fixed sequence of launches on one stream, with no host synchronisation:
+//   1. row_sum_kernel, one block per row: the row's double sum of log(1e-6 + L) of the sanitised
+//      colour in a fixed tree (skipped for a fixed adaptation), and, when blurring, the sanitised
+//      RGBA copy the blur reads (a NaN must not spread);
+//   2. state_kernel (one block): the rows in a fixed order -> adapting luminance -> rod fraction
+//      (core::night_rod_fraction), left in device memory;
+//   3. the acuity blur: a BlurEngine (the blur library's method, "separable" by default) of the
+//      sanitised copy;
+//   4. night_map_kernel: per pixel core::night_pixel, or, where the rod fraction is 0, the input
+//      unchanged (nothing written in place).
+// Compiled with -fmad=false (src/cuda/CMakeLists.txt) so the per-pixel maths rounds as the CPU's;
+// the remaining differences are CUDA's log2f/log10/exp against glibc's and the blur's summation
+// order (tests/gpu/test_gpu_night.cpp states the tolerance).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/cuda_entry.hpp"
+#include "core/night.hpp"
+#include "cuda/blur/block_sum.cuh"
+#include "cpu/blur/night_plan.hpp"
+#include "cuda/blur/night_engine.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device_allocations.hpp"
+#include "tonekit/blur_cuda.hpp"
+
+namespace tonekit {
+namespace {
+
+constexpr int kThreads = 256;  // row_sum_kernel and state_kernel; the tree assumes it
+
+struct NightState {
+  double adapting;
+  double rod;
+};
+
+template <bool Sum, bool Clean>
+__global__ void __launch_bounds__(kThreads)
+    row_sum_kernel(const float* __restrict__ in, int width, double* __restrict__ row_sums, float* __restrict__ clean) {
+  __shared__ double shared[kThreads];
+  const std::size_t row = static_cast<std::size_t>(blockIdx.x) * width;
+  double sum = 0.0;
+  for (int x = threadIdx.x; x < width; x += kThreads) {
+    const float4 q = __ldg(reinterpret_cast<const float4*>(in) + row + x);
+    const float r = core::night_clean(q.x), g = core::night_clean(q.y), b = core::night_clean(q.z);
+    if constexpr (Sum) sum += core::night_log_term(r, g, b);
+    if constexpr (Clean) reinterpret_cast<float4*>(clean)[row + x] = make_float4(r, g, b, 0.0f);
+  }
+  if constexpr (Sum) {
+    const double total = gpu_blur::block_sum<kThreads>(sum, shared);
+    if (threadIdx.x == 0) row_sums[blockIdx.x] = total;
+  }
+}
+
+// rows == 0: a fixed adaptation (no sums).
+__global__ void __launch_bounds__(kThreads)
+    state_kernel(const double* __restrict__ row_sums, int rows, double pixels, double cd_per_unit,
+                 double fixed_adaptation, core::NightConstants k, NightState* __restrict__ state) {
+  __shared__ double shared[kThreads];
+  double sum = 0.0;
+  for (int i = threadIdx.x; i < rows; i += kThreads) sum += row_sums[i];
+  const double total = gpu_blur::block_sum<kThreads>(sum, shared);
+  if (threadIdx.x == 0) {
+    const double adapting = rows > 0 ? cd_per_unit * ::exp(total / pixels) : fixed_adaptation;
+    state->adapting = adapting;
+    state->rod = core::night_rod_fraction(k, adapting);
+  }
+}
+
+template <bool Blur>
+__global__ void night_map_kernel(const float* in, float* out, int width, int height,
+                                 const float* __restrict__ blurred, core::NightConstants k,
+                                 const NightState* __restrict__ state, std::uint32_t frame) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= width || y >= height) return;
+  const double rod = state->rod;
+  const std::size_t i = static_cast<std::size_t>(y) * width + x;
+  const float4 q = reinterpret_cast<const float4*>(in)[i];
+  if (rod == 0.0) {  // the identity: bit for bit
+    if (out != in) reinterpret_cast<float4*>(out)[i] = q;
+    return;
+  }
+  float rgb[3] = {core::night_clean(q.x), core::night_clean(q.y), core::night_clean(q.z)};
+  float b[3] = {0.0f, 0.0f, 0.0f};
+  if constexpr (Blur) {
+    const float4 p = __ldg(reinterpret_cast<const float4*>(blurred) + i);
+    b[0] = p.x;
+    b[1] = p.y;
+    b[2] = p.z;
+  }
+  core::night_pixel(rgb, b, k, static_cast<float>(rod), x, y, frame);
+  reinterpret_cast<float4*>(out)[i] = make_float4(rgb[0], rgb[1], rgb[2], q.w);
+}
+
+}  // namespace
+
+struct NightEngine::Impl {
+  NightEngineConfig cfg;
+  blur_impl::NightPlan plan;
+  cuda::DeviceAllocations memory;
+  double* row_sums = nullptr;
+  NightState* state = nullptr;
+  float* clean = nullptr;
+  float* blurred = nullptr;
+  std::unique_ptr<BlurEngine> blur;
+
+  std::size_t pixels() const { return static_cast<std::size_t>(cfg.width) * cfg.height; }
+
+  Status create() {
+    if (!plan.active) return {};
+    if (Status s = memory.alloc(&state, 1); !s.ok()) return s;
+    if (plan.fixed_adaptation <= 0.0)
+      if (Status s = memory.alloc(&row_sums, static_cast<std::size_t>(cfg.height)); !s.ok()) return s;
+    if (plan.constants.blur) {
+      if (Status s = memory.alloc(&clean, pixels() * 4); !s.ok()) return s;
+      if (Status s = memory.alloc(&blurred, pixels() * 4); !s.ok()) return s;
+      BlurEngineConfig b;
+      b.width = cfg.width;
+      b.height = cfg.height;
+      b.channels = 4;
+      b.plan = plan.blur;
+      b.device = cfg.device;
+      auto engine = BlurEngine::create(b);
+      if (!engine.ok()) return engine.status();
+      blur = std::move(*engine);
+    }
+    return {};
+  }
+
+  Status run(const float* in, float* out, cudaStream_t stream, std::uint32_t frame) {
+    const bool sum = plan.fixed_adaptation <= 0.0, blur_on = plan.constants.blur != 0;
+    const unsigned rows = static_cast<unsigned>(cfg.height);
+    if (sum && blur_on) row_sum_kernel<true, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, row_sums, clean);
+    else if (sum) row_sum_kernel<true, false><<<rows, kThreads, 0, stream>>>(in, cfg.width, row_sums, nullptr);
+    else if (blur_on) row_sum_kernel<false, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, nullptr, clean);
+    TK_CUDA_CHECK_LAUNCH("night row_sum_kernel");
+    state_kernel<<<1, kThreads, 0, stream>>>(row_sums, sum ? cfg.height : 0, static_cast<double>(pixels()),
+                                             static_cast<double>(plan.constants.cd_per_unit), plan.fixed_adaptation,
+                                             plan.constants, state);
+    TK_CUDA_CHECK_LAUNCH("night state_kernel");
+    if (blur_on)
+      if (Status s = blur->run(clean, blurred, stream); !s.ok()) return s;
+    const dim3 block(32, 8);
+    const dim3 grid((static_cast<unsigned>(cfg.width) + 31) / 32, (rows + 7) / 8);
+    if (blur_on)
+      night_map_kernel<true><<<grid, block, 0, stream>>>(in, out, cfg.width, cfg.height, blurred, plan.constants, state, frame);
+    else
+      night_map_kernel<false><<<grid, block, 0, stream>>>(in, out, cfg.width, cfg.height, nullptr, plan.constants, state, frame);
+    TK_CUDA_CHECK_LAUNCH("night night_map_kernel");
+    return {};
+  }
+};
+
+NightEngine::NightEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+NightEngine::~NightEngine() = default;
+
+Result<std::unique_ptr<NightEngine>> NightEngine::create(const NightEngineConfig& config) {
+  auto plan = blur_impl::plan_night(config.params, config.width, config.height, 4);
+  if (!plan.ok()) return plan.status();
+  if (Status s = cuda::select_device(config.device, "night"); !s.ok()) return s;
+  auto impl = std::make_unique<Impl>();
+  impl->cfg = config;
+  impl->plan = *plan;
+  if (Status s = impl->create(); !s.ok()) return s;
+  return std::unique_ptr<NightEngine>(new NightEngine(std::move(impl)));
+}
+
+Status NightEngine::run(const float* device_in, float* device_out, CUstream_st* stream, std::uint32_t frame) {
+  if (!device_in || !device_out) return invalid_argument("night: null device image");
+  if ((reinterpret_cast<std::uintptr_t>(device_in) | reinterpret_cast<std::uintptr_t>(device_out)) & 15u)
+    return invalid_argument("night: device frames must be 16-byte aligned");
+  if (!impl_->plan.active) {
+    if (device_out != device_in)
+      TK_CUDA_CHECK(cudaMemcpyAsync(device_out, device_in, impl_->pixels() * 4 * sizeof(float), cudaMemcpyDeviceToDevice,
+                                    stream));
+    return {};
+  }
+  return impl_->run(device_in, device_out, stream, frame);
+}
+
+bool NightEngine::active() const { return impl_->plan.active; }
+
+Status NightEngine::read_report(NightReport& report, CUstream_st* stream) const {
+  report = NightReport{};
+  if (!active()) return {};
+  NightState s{};
+  TK_CUDA_CHECK(cudaMemcpyAsync(&s, impl_->state, sizeof s, cudaMemcpyDeviceToHost, stream));
+  TK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  report = {s.adapting, s.rod, s.rod > 0.0 ? impl_->plan.sigma : 0.0};
+  return {};
+}
+
+const NightEngineConfig& NightEngine::config() const { return impl_->cfg; }
+
+std::size_t NightEngine::scratch_bytes() const {
+  return impl_->memory.bytes() + (impl_->blur ? impl_->blur->scratch_bytes() : 0);
+}
+
+std::size_t NightEngine::floor_bytes() const {
+  const std::size_t frame = impl_->pixels() * 4 * sizeof(float);
+  return impl_->plan.constants.blur ? 5 * frame : 2 * frame;
+}
+
+namespace {
+
+// The host entry's engine and frame buffer, kept while the device, size and parameters stay the
+// same (as tone_map's cached mapper; leaked at exit on purpose: freeing device memory from a
+// static destructor races the runtime's own teardown).
+struct HostCache {
+  std::mutex mutex;
+  int device = -1;
+  std::vector<std::pair<std::string, double>> values;
+  std::string method;
+  std::unique_ptr<NightEngine> engine;
+  cuda::DeviceBuffer<float> frame;
+  std::size_t frame_pixels = 0;
+};
+
+}  // namespace
+
+Status cuda_entry::apply_night_host(Image& image, const NightParams& params, std::uint32_t frame, NightReport* report) {
+  // apply_night's checks first, so that every error reads the same; the identity needs no device.
+  if (report) *report = NightReport{};
+  auto plan = blur_impl::plan_night(params, image.width, image.height, image.channels);
+  if (!plan.ok()) return plan.status();
+  if (image.pixels.size() != static_cast<std::size_t>(image.width) * image.height * image.channels)
+    return invalid_argument("night: image has an inconsistent size");
+  if (!plan->active) return {};
+  static HostCache* cache = new HostCache;  // leaked on purpose (above)
+  std::lock_guard lock(cache->mutex);
+  int device = 0;
+  TK_CUDA_CHECK(cudaGetDevice(&device));
+  const NightEngineConfig* held = cache->engine ? &cache->engine->config() : nullptr;
+  if (!held || cache->device != device || held->width != image.width || held->height != image.height ||
+      cache->values != params.values() || cache->method != params.blur_method) {
+    cache->engine.reset();
+    NightEngineConfig cfg;
+    cfg.width = image.width;
+    cfg.height = image.height;
+    cfg.params = params;
+    auto engine = NightEngine::create(cfg);
+    if (!engine.ok()) return engine.status();
+    cache->engine = std::move(*engine);
+    cache->device = device;
+    cache->values = params.values();
+    cache->method = params.blur_method;
+  }
+  const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
+  if (cache->frame_pixels != n || !cache->frame.p) {
+    cudaFree(cache->frame.p);
+    cache->frame.p = nullptr;
+    cache->frame_pixels = 0;
+    TK_CUDA_CHECK(cudaMalloc(&cache->frame.p, n * 4 * sizeof(float)));
+    cache->frame_pixels = n;
+  }
+  const int c = image.channels;
+  std::vector<float> rgba;
+  const float* upload = image.pixels.data();
+  if (c == 3) {  // RGB travels as RGBA (alpha 0, dropped again)
+    rgba.assign(n * 4, 0.0f);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int ch = 0; ch < 3; ++ch) rgba[i * 4 + ch] = image.pixels[i * 3 + ch];
+    upload = rgba.data();
+  }
+  const std::size_t bytes = n * 4 * sizeof(float);
+  TK_CUDA_CHECK(cudaMemcpy(cache->frame.p, upload, bytes, cudaMemcpyHostToDevice));
+  if (Status s = cache->engine->run(cache->frame.p, cache->frame.p, nullptr, frame); !s.ok()) return s;
+  if (c == 3) {
+    TK_CUDA_CHECK(cudaMemcpy(rgba.data(), cache->frame.p, bytes, cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < n; ++i)
+      for (int ch = 0; ch < 3; ++ch) image.pixels[i * 3 + ch] = rgba[i * 4 + ch];
+  } else {
+    TK_CUDA_CHECK(cudaMemcpy(image.pixels.data(), cache->frame.p, bytes, cudaMemcpyDeviceToHost));
+  }
+  if (report) return cache->engine->read_report(*report, nullptr);
+  return {};
+}
+
+}  // namespace tonekit

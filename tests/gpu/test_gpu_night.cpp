@@ -1,0 +1,265 @@
+// The device night vision stage (NightEngine, apply_night on Backend::cuda) against the CPU
+// reference apply_night (src/cpu/blur/night.cpp) on mesopic scenes (a 0.001-0.1 cd/m^2 background
+// with lamps of 100-1000) with NaN, +-Inf, negative and zero samples, at 1x1, odd sizes, 1081p
+// and 8K, in place and out of place over NaN-poisoned device memory, on the default stream and a
+// user stream, with and without noise.
+// Float tolerance per sample: |gpu - cpu| <= 1e-4 * |cpu| + 1e-6 * (the frame's largest sample).
+// The per-pixel maths is core/night.hpp on both sides without contraction; what differs is CUDA's
+// log2f (1 ulp: the acuity weight moves by ~1e-7), the double log / exp of the adapting luminance
+// (a different summation order: ~1e-15) and the separable blur's float summation order (~1e-6 of
+// the blurred value, tests/gpu/test_gpu_blur.cpp), which a dark pixel beside a lamp takes in.
+// 8-bit outputs (reinhard after the stage, the criterion): >= 99.99 % of samples equal,
+// none more than 2 apart. The identity (daylight, off) is checked bit for bit. Every test that
+// needs a device GTEST_SKIPs with the reason without one; the validation test needs none.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/blur/night_engine.hpp"
+#include "gpu/gpu_test_support.hpp"
+#include "tonekit/night.hpp"
+#include "tonekit/tonemap.hpp"
+
+using namespace tonekit;
+
+namespace {
+
+Image mesopic_scene(int w, int h, unsigned seed, double level = 0.01, bool bad = true) {
+  Image img(w, h, 4);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i) {
+    const double l = level * std::pow(10.0, 2.0 * u(rng) - 1.0);
+    for (int c = 0; c < 3; ++c) img.pixels[i * 4 + c] = static_cast<float>(l * (0.2 + 1.6 * u(rng)));
+    img.pixels[i * 4 + 3] = static_cast<float>(u(rng));
+  }
+  const int lamps = std::clamp(w * h / 20000, 1, 8), radius = std::max(0, std::min(w, h) / 80);
+  for (int k = 0; k < lamps; ++k) {
+    const int cx = static_cast<int>(u(rng) * w) % w, cy = static_cast<int>(u(rng) * h) % h;
+    const float lamp = static_cast<float>(100.0 * std::pow(10.0, u(rng)));
+    for (int y = std::max(0, cy - radius); y <= std::min(h - 1, cy + radius); ++y)
+      for (int x = std::max(0, cx - radius); x <= std::min(w - 1, cx + radius); ++x) {
+        float* p = img.pixels.data() + (static_cast<std::size_t>(y) * w + x) * 4;
+        p[0] = lamp;
+        p[1] = 0.7f * lamp;
+        p[2] = 0.4f * lamp;
+      }
+  }
+  if (bad && w * h >= 64) {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    img.pixels[(n / 7) * 4] = nan;
+    img.pixels[(n / 5) * 4 + 1] = inf;
+    img.pixels[(n / 3) * 4 + 2] = -inf;
+    img.pixels[(n / 2) * 4 + 1] = -3.0f;
+    img.pixels[(n / 2 + 1) * 4 + 0] = img.pixels[(n / 2 + 1) * 4 + 1] = img.pixels[(n / 2 + 1) * 4 + 2] = 0.0f;
+    img.pixels[(n / 4) * 4 + 3] = nan;  // alpha: carried as it is
+  }
+  return img;
+}
+
+NightParams night(std::vector<std::pair<std::string, std::string>> settings = {}) {
+  auto p = prepare_night(settings);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? *p : NightParams{};
+}
+
+struct DeviceFrame {
+  float* p = nullptr;
+  std::size_t bytes = 0;
+  explicit DeviceFrame(std::size_t n_floats, const float* from = nullptr) : bytes(n_floats * sizeof(float)) {
+    EXPECT_EQ(cudaMalloc(&p, std::max<std::size_t>(bytes, 16)), cudaSuccess);
+    if (from) {
+      EXPECT_EQ(cudaMemcpy(p, from, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    } else {
+      std::vector<float> nan(n_floats, std::numeric_limits<float>::quiet_NaN());  // poisoned
+      EXPECT_EQ(cudaMemcpy(p, nan.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    }
+  }
+  ~DeviceFrame() { cudaFree(p); }
+  Image download(const Image& like) const {
+    Image out(like.width, like.height, like.channels);
+    EXPECT_EQ(cudaMemcpy(out.pixels.data(), p, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    return out;
+  }
+};
+
+// Colour samples beyond the tolerance; alpha must be carried bit for bit.
+std::size_t count_bad(const Image& gpu, const Image& cpu, double* worst) {
+  double peak = 0.0;
+  for (std::size_t i = 0; i < cpu.pixels.size(); ++i)
+    if (i % 4 != 3 && std::isfinite(cpu.pixels[i])) peak = std::max(peak, static_cast<double>(cpu.pixels[i]));
+  std::size_t bad = 0;
+  *worst = 0.0;
+  for (std::size_t i = 0; i < cpu.pixels.size(); ++i) {
+    const float g = gpu.pixels[i], c = cpu.pixels[i];
+    if (i % 4 == 3) {
+      bad += std::memcmp(&g, &c, sizeof g) != 0;
+      continue;
+    }
+    if (!std::isfinite(g)) {
+      ++bad;
+      continue;
+    }
+    const double err = std::fabs(static_cast<double>(g) - c), allowed = 1e-4 * std::fabs(c) + 1e-6 * peak;
+    *worst = std::max(*worst, err / (allowed > 0 ? allowed : 1e-30));
+    bad += err > allowed;
+  }
+  return bad;
+}
+
+void check_against_cpu(const Image& input, const NightParams& p, cudaStream_t stream, std::uint32_t frame,
+                       const std::string& what) {
+  Image cpu = input;
+  NightReport cpu_report;
+  ASSERT_TRUE(apply_night(cpu, p, frame, &cpu_report).ok()) << what;
+  NightEngineConfig cfg;
+  cfg.width = input.width;
+  cfg.height = input.height;
+  cfg.params = p;
+  auto engine = NightEngine::create(cfg);
+  ASSERT_TRUE(engine.ok()) << what << ": " << engine.status().message();
+  for (bool in_place : {false, true}) {
+    DeviceFrame in(input.pixels.size(), input.pixels.data());
+    DeviceFrame out(input.pixels.size());
+    float* dst = in_place ? in.p : out.p;
+    ASSERT_TRUE((*engine)->run(in.p, dst, stream, frame).ok()) << what;
+    NightReport report;
+    ASSERT_TRUE((*engine)->read_report(report, stream).ok());
+    CUDA_OK(cudaStreamSynchronize(stream));
+    const Image gpu = (in_place ? in : out).download(input);
+    double worst = 0.0;
+    const std::size_t bad = count_bad(gpu, cpu, &worst);
+    std::printf("[night] %-28s %5dx%-5d %s  L_a %.6g (cpu %.6g)  rod %.6f  worst %.3g of the tolerance\n", what.c_str(),
+                input.width, input.height, in_place ? "in place" : "to out  ", report.adapting_luminance,
+                cpu_report.adapting_luminance, report.rod_fraction, worst);
+    EXPECT_EQ(bad, 0u) << what << (in_place ? " in place" : " out of place");
+    EXPECT_NEAR(report.adapting_luminance / cpu_report.adapting_luminance, 1.0, 1e-9) << what;
+    EXPECT_NEAR(report.rod_fraction, cpu_report.rod_fraction, 1e-9) << what;
+    EXPECT_EQ(report.blur_sigma, cpu_report.blur_sigma) << what;
+  }
+}
+
+}  // namespace
+
+TEST(GpuNight, MatchesCpuAtAwkwardSizes) {
+  REQUIRE_GPU();
+  const int sizes[][2] = {{1, 1}, {2, 3}, {31, 17}, {63, 33}, {257, 129}, {1920, 1081}};
+  unsigned seed = 1;
+  for (const auto& s : sizes) {
+    check_against_cpu(mesopic_scene(s[0], s[1], seed++), night(), nullptr, 0, "defaults");
+    check_against_cpu(mesopic_scene(s[0], s[1], seed++), night({{"acuity", "0.02"}, {"noise", "0.3"}}), nullptr, 7,
+                      "wide blur, noise");
+  }
+}
+
+TEST(GpuNight, MatchesCpuAt8KOnAUserStream) {
+  REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  check_against_cpu(mesopic_scene(7680, 4320, 99), night(), stream, 3, "8K, user stream");
+  check_against_cpu(mesopic_scene(4097, 2161, 98, 1e-4), night({{"adaptation", "0.05"}}), stream, 1,
+                    "4097x2161, fixed adaptation");
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
+TEST(GpuNight, EightBitOutputsAgree) {
+  REQUIRE_GPU();
+  const Image input = mesopic_scene(1920, 1081, 5);
+  Image cpu = input, gpu = input;
+  ASSERT_TRUE(apply_night(cpu, night(), Backend::cpu).ok());
+  Backend ran = Backend::cpu;
+  ASSERT_TRUE(apply_night(gpu, night(), Backend::cuda, &ran).ok());
+  EXPECT_EQ(ran, Backend::cuda);
+  auto params = prepare_params("reinhard");
+  ASSERT_TRUE(params.ok());
+  OutputImage a, b;
+  // Both mapped on the CPU: the difference is the stage's alone.
+  ASSERT_TRUE(tone_map(cpu, *params, {PixelType::u8, 4}, Backend::cpu, a).ok());
+  ASSERT_TRUE(tone_map(gpu, *params, {PixelType::u8, 4}, Backend::cpu, b).ok());
+  ASSERT_EQ(a.bytes.size(), b.bytes.size());
+  std::size_t equal = 0, worst = 0;
+  for (std::size_t i = 0; i < a.bytes.size(); ++i) {
+    const int d = std::abs(static_cast<int>(a.bytes[i]) - b.bytes[i]);
+    equal += d == 0;
+    worst = std::max<std::size_t>(worst, d);
+  }
+  const double share = static_cast<double>(equal) / a.bytes.size();
+  std::printf("[night] 8-bit: %.5f %% equal, worst %zu\n", 100.0 * share, worst);
+  EXPECT_GE(share, 0.9999);
+  EXPECT_LE(worst, 2u);
+}
+
+TEST(GpuNight, HostEntryTakesRgbAndMatchesTheCpu) {
+  REQUIRE_GPU();
+  const Image rgba = mesopic_scene(333, 201, 11);
+  Image rgb(rgba.width, rgba.height, 3);
+  for (std::size_t i = 0; i < rgb.pixels.size() / 3; ++i)
+    for (int c = 0; c < 3; ++c) rgb.pixels[i * 3 + c] = rgba.pixels[i * 4 + c];
+  Image cpu = rgb, gpu = rgb;
+  ASSERT_TRUE(apply_night(cpu, night(), Backend::cpu).ok());
+  // Twice: the second call reuses the kept engine and buffer.
+  for (int run = 0; run < 2; ++run) {
+    gpu = rgb;
+    ASSERT_TRUE(apply_night(gpu, night(), Backend::cuda).ok());
+  }
+  double peak = 0.0, worst = 0.0;
+  for (float v : cpu.pixels) peak = std::max(peak, static_cast<double>(v));
+  for (std::size_t i = 0; i < cpu.pixels.size(); ++i) {
+    const double allowed = 1e-4 * std::fabs(cpu.pixels[i]) + 1e-6 * peak;
+    worst = std::max(worst, std::fabs(static_cast<double>(gpu.pixels[i]) - cpu.pixels[i]) / allowed);
+  }
+  EXPECT_LE(worst, 1.0);
+}
+
+TEST(GpuNight, DaylightAndOffAreTheIdentityBitForBit) {
+  REQUIRE_GPU();
+  const Image day = mesopic_scene(257, 129, 21, 300.0);  // log-average ~300 cd/m^2, bad samples included
+  for (const NightParams& p : {night(), NightParams{}, night({{"strength", "0"}})}) {
+    NightEngineConfig cfg;
+    cfg.width = day.width;
+    cfg.height = day.height;
+    cfg.params = p;
+    auto engine = NightEngine::create(cfg);
+    ASSERT_TRUE(engine.ok()) << engine.status().message();
+    DeviceFrame in(day.pixels.size(), day.pixels.data()), out(day.pixels.size());
+    ASSERT_TRUE((*engine)->run(in.p, out.p).ok());
+    ASSERT_TRUE((*engine)->run(in.p, in.p).ok());
+    CUDA_OK(cudaDeviceSynchronize());
+    const Image a = out.download(day), b = in.download(day);
+    EXPECT_EQ(std::memcmp(a.pixels.data(), day.pixels.data(), a.pixels.size() * 4), 0) << "out of place";
+    EXPECT_EQ(std::memcmp(b.pixels.data(), day.pixels.data(), b.pixels.size() * 4), 0) << "in place";
+  }
+}
+
+TEST(GpuNightErrors, RefusesWhatTheCpuRefuses) {
+  // No device needed: the parameters and the shape are checked first, with the CPU's messages.
+  NightEngineConfig cfg;
+  cfg.width = 0;
+  cfg.height = 10;
+  cfg.params = night();
+  auto engine = NightEngine::create(cfg);
+  ASSERT_FALSE(engine.ok());
+  EXPECT_EQ(engine.status().code(), StatusCode::invalid_argument);
+  EXPECT_NE(engine.status().message().find("no pixels"), std::string::npos);
+  cfg.width = 10;
+  cfg.params.blur_method = "nope";
+  engine = NightEngine::create(cfg);
+  ASSERT_FALSE(engine.ok());
+  EXPECT_NE(engine.status().message().find("unknown blur method"), std::string::npos);
+  Image grey(4, 4, 1);
+  const Status s = apply_night(grey, night(), Backend::cuda);
+  if (s.code() != StatusCode::no_device) {
+    EXPECT_EQ(s.code(), StatusCode::invalid_argument);
+    EXPECT_NE(s.message().find("RGB or RGBA"), std::string::npos) << s.message();
+  }
+}

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -353,6 +354,8 @@ TEST(Night, NightDriveSceneIsMesopic) {
   Image out = *scene;
   NightReport report;
   ASSERT_TRUE(apply_night(out, night({}), 0, &report).ok());
+  std::printf("[night] night-drive 640x360: L_a %.4g cd/m^2, rod fraction %.3f, blur sigma %.2f px\n",
+              report.adapting_luminance, report.rod_fraction, report.blur_sigma);
   EXPECT_GT(report.rod_fraction, 0.0);
   EXPECT_LT(report.rod_fraction, 1.0);
   EXPECT_GT(report.blur_sigma, 0.0);

@@ -11,6 +11,7 @@
 // 8-bit outputs (reinhard after the stage, the criterion): >= 99.99 % of samples equal,
 // none more than 2 apart. The identity (daylight, off) is checked bit for bit. Every test that
 // needs a device GTEST_SKIPs with the reason without one; the validation test needs none.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -27,6 +28,8 @@
 #include "cuda/blur/night_engine.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "tonekit/night.hpp"
+#include "tonekit/synth.hpp"
+#include "tonekit/tone_mapper.hpp"
 #include "tonekit/tonemap.hpp"
 
 using namespace tonekit;
@@ -262,4 +265,90 @@ TEST(GpuNightErrors, RefusesWhatTheCpuRefuses) {
     EXPECT_EQ(s.code(), StatusCode::invalid_argument);
     EXPECT_NE(s.message().find("RGB or RGBA"), std::string::npos) << s.message();
   }
+}
+
+// Night vision inside the device pipeline (Look::night) equals apply_night on the host followed
+// by the CPU map, for float RGB, float RGBA and half RGBA inputs (the reference starts from the
+// half-rounded values), global and local operators, with and without glare before it; set_night
+// switches it off again (the plain pipeline's bytes). Tolerance: <= 2 codes apart, <= 1 sample
+// in 500 differing: the map's own GPU/CPU differences (GpuPipeline's glare test allows the same)
+// plus the stage's 1e-4 relative float differences.
+TEST(GpuNight, InsideTheToneMapperMatchesTheHostStageAndTheCpuMap) {
+  REQUIRE_GPU();
+  const int w = 321, h = 181;
+  Result<Image> img = synth::render_scene("night-drive", w, h);
+  ASSERT_TRUE(img.ok());
+  const NightParams np = night({{"acuity", "0.01"}});
+  for (const char* op : {"reinhard", "reinhard-sat"})
+    for (const InputFormat fmt : {InputFormat::rgb_f32, InputFormat::rgba_f32, InputFormat::rgba_f16})
+      for (double glare_strength : {0.0, 0.1}) {
+        const int c = fmt == InputFormat::rgb_f32 ? 3 : 4;
+        Image source(w, h, c);
+        for (int i = 0; i < w * h; ++i) {
+          for (int k = 0; k < 3; ++k) {
+            const float v = img->pixels[3 * i + k];
+            source.pixels[c * i + k] = fmt == InputFormat::rgba_f16 ? __half2float(__float2half(v)) : v;
+          }
+          if (c == 4) source.pixels[c * i + 3] = 1.0f;
+        }
+        std::vector<unsigned char> bytes;
+        if (fmt == InputFormat::rgba_f16) {
+          bytes.resize(source.pixels.size() * 2);
+          for (std::size_t i = 0; i < source.pixels.size(); ++i) {
+            const __half hv = __float2half(source.pixels[i]);
+            std::memcpy(bytes.data() + 2 * i, &hv, 2);
+          }
+        } else {
+          bytes.resize(source.pixels.size() * sizeof(float));
+          std::memcpy(bytes.data(), source.pixels.data(), bytes.size());
+        }
+        ToneMapperConfig cfg = gpu_test::mapper_config(w, h, fmt, {PixelType::u8, 3}, op);
+        cfg.glare.strength = glare_strength;
+        cfg.night = np;
+        auto mapper = ToneMapper::create(cfg);
+        ASSERT_TRUE(mapper.ok()) << mapper.status().message();
+        DeviceFrame in(bytes.size() / sizeof(float), reinterpret_cast<const float*>(bytes.data()));
+        DeviceFrame out((static_cast<std::size_t>(w) * h * 3 + 3) / 4);
+        ASSERT_TRUE((*mapper)->process(in.p, 0, out.p, 0).ok());
+        std::vector<unsigned char> got(static_cast<std::size_t>(w) * h * 3);
+        CUDA_OK(cudaMemcpy(got.data(), out.p, got.size(), cudaMemcpyDeviceToHost));
+        // The reference: glare (half input: rounded back to half, as the device's glare frame),
+        // the night stage on the host, the CPU map.
+        Image staged = source;
+        if (glare_strength > 0) {
+          GlareParams g;
+          g.strength = glare_strength;
+          ASSERT_TRUE(apply_glare(staged, g).ok());
+          if (fmt == InputFormat::rgba_f16)
+            for (float& v : staged.pixels) v = __half2float(__float2half(std::clamp(v, -65504.0f, 65504.0f)));
+        }
+        ASSERT_TRUE(apply_night(staged, np).ok());
+        OutputImage ref;
+        ASSERT_TRUE(tone_map(staged, cfg.params, {PixelType::u8, 3}, Backend::cpu, ref).ok());
+        std::size_t differing = 0;
+        int worst = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          const int d = std::abs(static_cast<int>(got[i]) - ref.bytes[i]);
+          differing += d != 0;
+          worst = std::max(worst, d);
+        }
+        const std::string what = std::string(op) + " " + input_format_name(fmt) + (glare_strength > 0 ? " + glare" : "");
+        std::printf("[night] pipeline %-28s worst %d, %zu of %zu samples differ\n", what.c_str(), worst, differing, got.size());
+        EXPECT_LE(worst, 2) << what;
+        EXPECT_LE(differing, got.size() / 500) << what;
+        // Off again: the plain pipeline's bytes (the pass reads the input once more).
+        ASSERT_TRUE((*mapper)->set_night(NightParams{}).ok());
+        ASSERT_TRUE((*mapper)->process(in.p, 0, out.p, 0).ok());
+        std::vector<unsigned char> off(got.size());
+        CUDA_OK(cudaMemcpy(off.data(), out.p, off.size(), cudaMemcpyDeviceToHost));
+        ToneMapperConfig plain_cfg = cfg;
+        plain_cfg.night = NightParams{};
+        auto plain = ToneMapper::create(plain_cfg);
+        ASSERT_TRUE(plain.ok());
+        ASSERT_TRUE((*plain)->process(in.p, 0, out.p, 0).ok());
+        std::vector<unsigned char> plain_bytes(got.size());
+        CUDA_OK(cudaMemcpy(plain_bytes.data(), out.p, plain_bytes.size(), cudaMemcpyDeviceToHost));
+        EXPECT_EQ(off, plain_bytes) << what;
+        EXPECT_NE(got, plain_bytes) << what;
+      }
 }

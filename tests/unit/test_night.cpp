@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tonekit/blur.hpp"
+#include "tonekit/cpu_tone_mapper.hpp"
 #include "tonekit/night.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/tonemap.hpp"
@@ -368,4 +369,44 @@ TEST(Night, BackendRuleOnTheCpu) {
   EXPECT_EQ(ran, Backend::cpu);
   ASSERT_TRUE(apply_night(b, night({})).ok());
   EXPECT_TRUE(same_bits(a, b));
+}
+
+TEST(Night, CpuToneMapperRunsTheStageAfterTheGlare) {
+  // CpuToneMapper (stream --backend cpu's pipeline) gives the bytes of apply_glare, apply_night
+  // (frame index counting from 0) and tone_map; set_night switches it off again.
+  auto scene = synth::render_scene("night-drive", 200, 120);
+  ASSERT_TRUE(scene.ok());
+  const NightParams np = night({{"noise", "0.2"}, {"acuity", "0.01"}});
+  CpuToneMapperConfig cfg;
+  cfg.width = scene->width;
+  cfg.height = scene->height;
+  cfg.input = InputFormat::rgb_f32;
+  cfg.output = {PixelType::u8, 3};
+  cfg.params = *prepare_params("reinhard");
+  cfg.glare.strength = 0.1;
+  cfg.night = np;
+  auto mapper = CpuToneMapper::create(cfg);
+  ASSERT_TRUE(mapper.ok()) << mapper.status().message();
+  for (std::uint32_t frame = 0; frame < 2; ++frame) {
+    std::vector<std::uint8_t> got(static_cast<std::size_t>(scene->width) * scene->height * 3);
+    ASSERT_TRUE((*mapper)->process(scene->pixels.data(), 0, got.data(), 0).ok());
+    Image staged = *scene;
+    ASSERT_TRUE(apply_glare(staged, cfg.glare).ok());
+    ASSERT_TRUE(apply_night(staged, np, frame).ok());
+    OutputImage want;
+    ASSERT_TRUE(tone_map(staged, cfg.params, {PixelType::u8, 3}, Backend::cpu, want).ok());
+    EXPECT_EQ(got, want.bytes) << "frame " << frame;
+  }
+  ASSERT_TRUE((*mapper)->set_night(NightParams{}).ok());
+  std::vector<std::uint8_t> off(static_cast<std::size_t>(scene->width) * scene->height * 3);
+  ASSERT_TRUE((*mapper)->process(scene->pixels.data(), 0, off.data(), 0).ok());
+  Image glared = *scene;
+  ASSERT_TRUE(apply_glare(glared, cfg.glare).ok());
+  OutputImage plain;
+  ASSERT_TRUE(tone_map(glared, cfg.params, {PixelType::u8, 3}, Backend::cpu, plain).ok());
+  EXPECT_EQ(off, plain.bytes);
+  // A bad night setting is refused by create and set_night alike.
+  NightParams bad = np;
+  bad.blur_method = "nope";
+  EXPECT_EQ((*mapper)->set_night(bad).code(), StatusCode::invalid_argument);
 }

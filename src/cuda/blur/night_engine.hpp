@@ -17,6 +17,15 @@ struct CUstream_st;
 
 namespace tonekit {
 
+// A frame the stage reads where it lies: float RGB (channels 3) or RGBA (4), or half RGBA
+// (half true); rows `stride` bytes apart (0: packed). RGB reads as RGBA with alpha 1.
+struct NightSource {
+  const void* data = nullptr;
+  std::size_t stride = 0;
+  int channels = 4;
+  bool half = false;
+};
+
 struct NightEngineConfig {
   int width = 0;
   int height = 0;
@@ -36,6 +45,10 @@ class NightEngine {
   // Where the stage is the identity (off, or the frame's adapting luminance at or above
   // photopic) an in-place run writes nothing and an out-of-place run copies the frame.
   Status run(const float* device_in, float* device_out, CUstream_st* stream = nullptr, std::uint32_t frame = 0);
+  // The same from any NightSource into a packed float RGBA frame distinct from it (the
+  // ToneMapper's stage: the input, its glare frame or the decoded frame, read once per pass).
+  // Only on an active engine (invalid_argument otherwise: the caller skips the stage).
+  Status run(const NightSource& in, float* device_out, CUstream_st* stream = nullptr, std::uint32_t frame = 0);
 
   // False when the parameters make every frame the identity (off, strength 0, or a fixed
   // adaptation at or above photopic): run() then copies at most, and nothing was allocated.

@@ -12,6 +12,7 @@
 // Compiled with -fmad=false (src/cuda/CMakeLists.txt) so the per-pixel maths rounds as the CPU's;
 // the remaining differences are CUDA's log2f/log10/exp against glibc's and the blur's summation
 // order (tests/gpu/test_gpu_night.cpp states the tolerance).
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -39,14 +40,42 @@ struct NightState {
   double rod;
 };
 
-template <bool Sum, bool Clean>
+// How a source's pixels are read: packed-aligned float RGBA (one 16-byte load), float RGB(A) of
+// any alignment, or half RGBA.
+enum SourceKind { kRgbaVector = 0, kFloatScalar = 1, kHalfRgba = 2 };
+
+struct Src {
+  const unsigned char* p;
+  std::size_t stride;
+  int channels;
+};
+
+template <int Kind>
+__device__ __forceinline__ float4 load_source(const Src& s, int x, int y) {
+  const unsigned char* row = s.p + static_cast<std::size_t>(y) * s.stride;
+  if constexpr (Kind == kRgbaVector) {
+    return reinterpret_cast<const float4*>(row)[x];
+  } else if constexpr (Kind == kHalfRgba) {
+    const uint2 q = reinterpret_cast<const uint2*>(row)[x];
+    return make_float4(__half2float(__ushort_as_half(static_cast<unsigned short>(q.x & 0xFFFFu))),
+                       __half2float(__ushort_as_half(static_cast<unsigned short>(q.x >> 16))),
+                       __half2float(__ushort_as_half(static_cast<unsigned short>(q.y & 0xFFFFu))),
+                       __half2float(__ushort_as_half(static_cast<unsigned short>(q.y >> 16))));
+  } else {
+    const float* px = reinterpret_cast<const float*>(row) + static_cast<std::size_t>(x) * s.channels;
+    return make_float4(px[0], px[1], px[2], s.channels == 4 ? px[3] : 1.0f);
+  }
+}
+
+template <int Kind, bool Sum, bool Clean>
 __global__ void __launch_bounds__(kThreads)
-    row_sum_kernel(const float* __restrict__ in, int width, double* __restrict__ row_sums, float* __restrict__ clean) {
+    row_sum_kernel(Src src, int width, double* __restrict__ row_sums, float* __restrict__ clean) {
   __shared__ double shared[kThreads];
-  const std::size_t row = static_cast<std::size_t>(blockIdx.x) * width;
+  const int y = static_cast<int>(blockIdx.x);
+  const std::size_t row = static_cast<std::size_t>(y) * width;
   double sum = 0.0;
   for (int x = threadIdx.x; x < width; x += kThreads) {
-    const float4 q = __ldg(reinterpret_cast<const float4*>(in) + row + x);
+    const float4 q = load_source<Kind>(src, x, y);
     const float r = core::night_clean(q.x), g = core::night_clean(q.y), b = core::night_clean(q.z);
     if constexpr (Sum) sum += core::night_log_term(r, g, b);
     if constexpr (Clean) reinterpret_cast<float4*>(clean)[row + x] = make_float4(r, g, b, 0.0f);
@@ -72,18 +101,19 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <bool Blur>
-__global__ void night_map_kernel(const float* in, float* out, int width, int height,
-                                 const float* __restrict__ blurred, core::NightConstants k,
-                                 const NightState* __restrict__ state, std::uint32_t frame) {
+// out may be the source itself (a packed float RGBA frame in place): plain loads, each thread
+// reads its pixel before writing it.
+template <int Kind, bool Blur>
+__global__ void night_map_kernel(Src src, float* out, int width, int height, const float* __restrict__ blurred,
+                                 core::NightConstants k, const NightState* __restrict__ state, std::uint32_t frame) {
   const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= width || y >= height) return;
   const double rod = state->rod;
   const std::size_t i = static_cast<std::size_t>(y) * width + x;
-  const float4 q = reinterpret_cast<const float4*>(in)[i];
-  if (rod == 0.0) {  // the identity: bit for bit
-    if (out != in) reinterpret_cast<float4*>(out)[i] = q;
+  const float4 q = load_source<Kind>(src, x, y);
+  if (rod == 0.0) {  // the identity: bit for bit (in place: nothing to write)
+    if (out != reinterpret_cast<const float*>(src.p)) reinterpret_cast<float4*>(out)[i] = q;
     return;
   }
   float rgb[3] = {core::night_clean(q.x), core::night_clean(q.y), core::night_clean(q.z)};
@@ -133,12 +163,13 @@ struct NightEngine::Impl {
     return {};
   }
 
-  Status run(const float* in, float* out, cudaStream_t stream, std::uint32_t frame) {
+  template <int Kind>
+  Status run(const Src& in, float* out, cudaStream_t stream, std::uint32_t frame) {
     const bool sum = plan.fixed_adaptation <= 0.0, blur_on = plan.constants.blur != 0;
     const unsigned rows = static_cast<unsigned>(cfg.height);
-    if (sum && blur_on) row_sum_kernel<true, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, row_sums, clean);
-    else if (sum) row_sum_kernel<true, false><<<rows, kThreads, 0, stream>>>(in, cfg.width, row_sums, nullptr);
-    else if (blur_on) row_sum_kernel<false, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, nullptr, clean);
+    if (sum && blur_on) row_sum_kernel<Kind, true, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, row_sums, clean);
+    else if (sum) row_sum_kernel<Kind, true, false><<<rows, kThreads, 0, stream>>>(in, cfg.width, row_sums, nullptr);
+    else if (blur_on) row_sum_kernel<Kind, false, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, nullptr, clean);
     TK_CUDA_CHECK_LAUNCH("night row_sum_kernel");
     state_kernel<<<1, kThreads, 0, stream>>>(row_sums, sum ? cfg.height : 0, static_cast<double>(pixels()),
                                              static_cast<double>(plan.constants.cd_per_unit), plan.fixed_adaptation,
@@ -149,9 +180,9 @@ struct NightEngine::Impl {
     const dim3 block(32, 8);
     const dim3 grid((static_cast<unsigned>(cfg.width) + 31) / 32, (rows + 7) / 8);
     if (blur_on)
-      night_map_kernel<true><<<grid, block, 0, stream>>>(in, out, cfg.width, cfg.height, blurred, plan.constants, state, frame);
+      night_map_kernel<Kind, true><<<grid, block, 0, stream>>>(in, out, cfg.width, cfg.height, blurred, plan.constants, state, frame);
     else
-      night_map_kernel<false><<<grid, block, 0, stream>>>(in, out, cfg.width, cfg.height, nullptr, plan.constants, state, frame);
+      night_map_kernel<Kind, false><<<grid, block, 0, stream>>>(in, out, cfg.width, cfg.height, nullptr, plan.constants, state, frame);
     TK_CUDA_CHECK_LAUNCH("night night_map_kernel");
     return {};
   }
@@ -181,7 +212,24 @@ Status NightEngine::run(const float* device_in, float* device_out, CUstream_st* 
                                     stream));
     return {};
   }
-  return impl_->run(device_in, device_out, stream, frame);
+  const Src src{reinterpret_cast<const unsigned char*>(device_in), static_cast<std::size_t>(impl_->cfg.width) * 16, 4};
+  return impl_->run<kRgbaVector>(src, device_out, stream, frame);
+}
+
+Status NightEngine::run(const NightSource& in, float* device_out, CUstream_st* stream, std::uint32_t frame) {
+  if (!in.data || !device_out) return invalid_argument("night: null device image");
+  if (in.half ? in.channels != 4 : (in.channels != 3 && in.channels != 4))
+    return invalid_argument("night: a source is float RGB or RGBA, or half RGBA");
+  const std::size_t row = static_cast<std::size_t>(impl_->cfg.width) * (in.half ? 8 : 4 * in.channels);
+  const std::size_t stride = in.stride ? in.stride : row;
+  if (stride < row) return invalid_argument("night: source stride " + std::to_string(stride) + " below the row's " + std::to_string(row) + " bytes");
+  if (reinterpret_cast<std::uintptr_t>(device_out) & 15u) return invalid_argument("night: the output must be 16-byte aligned");
+  if (in.data == device_out) return invalid_argument("night: a source must not be the output (run it in place on float RGBA)");
+  const Src src{static_cast<const unsigned char*>(in.data), stride, in.channels};
+  const bool vector = !in.half && in.channels == 4 && ((reinterpret_cast<std::uintptr_t>(in.data) | stride) & 15u) == 0;
+  if (!impl_->plan.active) return invalid_argument("night: the stage is off for these parameters (active() is false)");
+  if (in.half) return impl_->run<kHalfRgba>(src, device_out, stream, frame);
+  return vector ? impl_->run<kRgbaVector>(src, device_out, stream, frame) : impl_->run<kFloatScalar>(src, device_out, stream, frame);
 }
 
 bool NightEngine::active() const { return impl_->plan.active; }

@@ -3,11 +3,12 @@
 // with lamps of 100-1000) with NaN, +-Inf, negative and zero samples, at 1x1, odd sizes, 1081p
 // and 8K, in place and out of place over NaN-poisoned device memory, on the default stream and a
 // user stream, with and without noise.
-// Float tolerance per sample: |gpu - cpu| <= 1e-4 * |cpu| + 1e-6 * (the frame's largest sample).
+// Float tolerance per sample: |gpu - cpu| <= 1e-4 * |cpu| + 3e-6 * (the frame's largest sample).
 // The per-pixel maths is core/night.hpp on both sides without contraction; what differs is CUDA's
 // log2f (1 ulp: the acuity weight moves by ~1e-7), the double log / exp of the adapting luminance
 // (a different summation order: ~1e-15) and the separable blur's float summation order (~1e-6 of
-// the blurred value, tests/gpu/test_gpu_blur.cpp), which a dark pixel beside a lamp takes in.
+// the blurred value; worst 6.1e-7 of the image max in tests/gpu/test_gpu_blur.cpp), which a dark
+// pixel beside a lamp takes in and the scotopic colour can double (the blue's largest channel is 2).
 // 8-bit outputs (reinhard after the stage, the criterion): >= 99.99 % of samples equal,
 // none more than 2 apart. The identity (daylight, off) is checked bit for bit. Every test that
 // needs a device GTEST_SKIPs with the reason without one; the validation test needs none.
@@ -113,7 +114,7 @@ std::size_t count_bad(const Image& gpu, const Image& cpu, double* worst) {
       ++bad;
       continue;
     }
-    const double err = std::fabs(static_cast<double>(g) - c), allowed = 1e-4 * std::fabs(c) + 1e-6 * peak;
+    const double err = std::fabs(static_cast<double>(g) - c), allowed = 1e-4 * std::fabs(c) + 3e-6 * peak;
     *worst = std::max(*worst, err / (allowed > 0 ? allowed : 1e-30));
     bad += err > allowed;
   }
@@ -218,7 +219,7 @@ TEST(GpuNight, HostEntryTakesRgbAndMatchesTheCpu) {
   double peak = 0.0, worst = 0.0;
   for (float v : cpu.pixels) peak = std::max(peak, static_cast<double>(v));
   for (std::size_t i = 0; i < cpu.pixels.size(); ++i) {
-    const double allowed = 1e-4 * std::fabs(cpu.pixels[i]) + 1e-6 * peak;
+    const double allowed = 1e-4 * std::fabs(cpu.pixels[i]) + 3e-6 * peak;
     worst = std::max(worst, std::fabs(static_cast<double>(gpu.pixels[i]) - cpu.pixels[i]) / allowed);
   }
   EXPECT_LE(worst, 1.0);

@@ -144,6 +144,7 @@ Result<NightPlan> plan_night(const NightParams& p, int width, int height, int ch
   for (int c = 0; c < 3; ++c) k.blue[c] = static_cast<float>(1.0 + shift * (blue[c] / luma - 1.0));
   k.inv_v_white = 1.0f / core::scotopic_luminance(1.0f, 1.0f, 1.0f);
   plan.fixed_adaptation = p.get("adaptation");
+  plan.cd_per_unit = p.get("scene_cd_per_unit");
   plan.active = p.on && k.strength > 0.0 &&
                 !(plan.fixed_adaptation > 0.0 && core::night_rod_fraction(k, plan.fixed_adaptation) == 0.0);
   // plan_blur's sigma limit (1000) caps the blur of frames wider than ~20K at acuity's maximum.

@@ -11,6 +11,7 @@ struct NightPlan {
   core::NightConstants constants;
   bool active = false;          // false: the stage leaves every frame untouched
   double fixed_adaptation = 0;  // cd/m^2; 0: the frame's log-average luminance
+  double cd_per_unit = 1;       // scene_cd_per_unit in double, as the adapting luminance takes it
   double sigma = 0;             // acuity blur in pixels (0: none)
   BlurPlan blur;                // when constants.blur
 };

@@ -172,7 +172,7 @@ struct NightEngine::Impl {
     else if (blur_on) row_sum_kernel<Kind, false, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, nullptr, clean);
     TK_CUDA_CHECK_LAUNCH("night row_sum_kernel");
     state_kernel<<<1, kThreads, 0, stream>>>(row_sums, sum ? cfg.height : 0, static_cast<double>(pixels()),
-                                             static_cast<double>(plan.constants.cd_per_unit), plan.fixed_adaptation,
+                                             plan.cd_per_unit, plan.fixed_adaptation,
                                              plan.constants, state);
     TK_CUDA_CHECK_LAUNCH("night state_kernel");
     if (blur_on)
@@ -225,6 +225,10 @@ Status NightEngine::run(const NightSource& in, float* device_out, CUstream_st* s
   if (stride < row) return invalid_argument("night: source stride " + std::to_string(stride) + " below the row's " + std::to_string(row) + " bytes");
   if (reinterpret_cast<std::uintptr_t>(device_out) & 15u) return invalid_argument("night: the output must be 16-byte aligned");
   if (in.data == device_out) return invalid_argument("night: a source must not be the output (run it in place on float RGBA)");
+  if (in.half && ((reinterpret_cast<std::uintptr_t>(in.data) | stride) & 7u))
+    return invalid_argument("night: half RGBA frames and their rows must be 8-byte aligned");
+  if (!in.half && ((reinterpret_cast<std::uintptr_t>(in.data) | stride) & 3u))
+    return invalid_argument("night: float frames and their rows must be 4-byte aligned");
   const Src src{static_cast<const unsigned char*>(in.data), stride, in.channels};
   const bool vector = !in.half && in.channels == 4 && ((reinterpret_cast<std::uintptr_t>(in.data) | stride) & 15u) == 0;
   if (!impl_->plan.active) return invalid_argument("night: the stage is off for these parameters (active() is false)");

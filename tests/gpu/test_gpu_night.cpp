@@ -147,7 +147,10 @@ void check_against_cpu(const Image& input, const NightParams& p, cudaStream_t st
                 input.width, input.height, in_place ? "in place" : "to out  ", report.adapting_luminance,
                 cpu_report.adapting_luminance, report.rod_fraction, worst);
     EXPECT_EQ(bad, 0u) << what << (in_place ? " in place" : " out of place");
-    EXPECT_NEAR(report.adapting_luminance / cpu_report.adapting_luminance, 1.0, 1e-9) << what;
+    if (cpu_report.adapting_luminance > 0)  // 0: the stage is off for these parameters on both
+      EXPECT_NEAR(report.adapting_luminance / cpu_report.adapting_luminance, 1.0, 1e-9) << what;
+    else
+      EXPECT_EQ(report.adapting_luminance, 0.0) << what;
     EXPECT_NEAR(report.rod_fraction, cpu_report.rod_fraction, 1e-9) << what;
     EXPECT_EQ(report.blur_sigma, cpu_report.blur_sigma) << what;
   }
@@ -164,6 +167,17 @@ TEST(GpuNight, MatchesCpuAtAwkwardSizes) {
     check_against_cpu(mesopic_scene(s[0], s[1], seed++), night({{"acuity", "0.02"}, {"noise", "0.3"}}), nullptr, 7,
                       "wide blur, noise");
   }
+}
+
+TEST(GpuNight, ParametersAtTheirRangeEndsMatchTheCpu) {
+  REQUIRE_GPU();
+  const Image input = mesopic_scene(63, 33, 41);
+  for (const ParamDesc& d : night_params())
+    for (double v : {d.min_value, d.max_value}) {
+      NightParams p = night();
+      ASSERT_TRUE(p.set(d.name, v).ok()) << d.name;
+      check_against_cpu(input, p, nullptr, 2, std::string(d.name) + "=" + std::to_string(v));
+    }
 }
 
 TEST(GpuNight, MatchesCpuAt8KOnAUserStream) {

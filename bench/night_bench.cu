@@ -2,8 +2,8 @@
 // NightEngine::run on float RGBA frames of a mesopic scene (the stage active: rod fraction > 0),
 // out of place. CUDA events around each run, 3 warm-ups, median of --iters (>= 20) runs, inputs
 // rotated over enough buffers to exceed 4x L2. GB/s counts the stage's byte floor
-// (NightEngine::floor_bytes: the frame read twice and written once, plus the sanitised copy
-// written and the blurred copy read when blurring; the blur's own passes are extra); "copy" is
+// (NightEngine::floor_bytes: the frame read twice and written once, plus the half-resolution
+// plane written and read when blurring; the blur's own passes are extra); "copy" is
 // the fraction of a device-to-device copy of the same frame measured in the same run.
 // Variants: the defaults (separable Gaussian acuity blur), the pyramid-quasi blur, no blur
 // (acuity 0), a fixed adaptation (no log-sum pass) and noise on.

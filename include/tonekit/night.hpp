@@ -14,8 +14,9 @@
 // - Colour: C' = (1 - s) C + s V b, where b is the scotopic colour of luminance 1: grey mixed
 //   with Thompson et al.'s blue, chromaticity (x, y) = (0.25, 0.25), by blue_shift.
 // - Acuity: one Gaussian copy of the sanitised scene (the blur library; sigma = acuity x the
-//   longer side) blended in per pixel by w = s (1 - smoothstep(t_pixel)), t_pixel from the
-//   blurred copy's own luminance: dark regions lose detail, lamps stay sharp.
+//   longer side; made at half resolution: 2x2 means, sigma / 2, read back bilinearly) blended in
+//   per pixel by w = s (1 - smoothstep(t_pixel)), t_pixel from the pixel's own luminance:
+//   dark regions lose detail, lamps stay sharp.
 // - Noise (off by default): C' *= 1 + noise s n, n uniform in [-1, 1) from a hash of the frame
 //   coordinates and frame index (the dither's lowbias32 hash).
 // The identity, bit for bit, when the stage is off, strength is 0, or L_a >= photopic.

@@ -70,9 +70,11 @@ TK_HD void night_pixel(float rgb[3], const float* blurred, const NightConstants&
                        std::uint32_t frame) {
   float r = rgb[0], g = rgb[1], b = rgb[2];
   if (k.blur) {
-    // Acuity: the blurred copy weighs in by the rod fraction at its own luminance.
-    const float lb = luminance<float>(blurred[0], blurred[1], blurred[2]) * k.cd_per_unit;
-    const float t = log2f(lb > 1e-30f ? lb : 1e-30f) * k.t_scale + k.t_offset;
+    // Acuity: the blurred copy weighs in by the rod fraction at the pixel's own luminance (the
+    // blurred copy's would leave a dark gap and a bright ring around lamps: near one the blurred
+    // luminance is photopic, further out mesopic).
+    const float ls = luminance<float>(r, g, b) * k.cd_per_unit;
+    const float t = log2f(ls > 1e-30f ? ls : 1e-30f) * k.t_scale + k.t_offset;
     const float w = rod * (1.0f - night_smoothstep(t));
     r = r + w * (blurred[0] - r);
     g = g + w * (blurred[1] - g);
@@ -93,6 +95,33 @@ TK_HD void night_pixel(float rgb[3], const float* blurred, const NightConstants&
   rgb[0] = r;
   rgb[1] = g;
   rgb[2] = b;
+}
+
+// The acuity blur runs at half resolution (its cost at 4K: docs/performance.md): the sanitised
+// frame's 2x2 box means (edges replicated) are blurred with sigma / 2 and read back bilinearly at
+// each pixel's centre, (x + 0.5) / 2 - 0.5 in the half plane: for x = 2k the taps are k - 1 and
+// k with weight 3/4 on k, for x = 2k + 1 they are k and k + 1 with 1/4 on k + 1, clamped.
+TK_HD int night_half(int n) { return (n + 1) / 2; }
+
+struct NightTap {
+  int i0, i1;
+  float f;  // the weight of i1
+};
+TK_HD NightTap night_tap(int x, int half_n) {
+  const int k = x >> 1;
+  NightTap t = (x & 1) ? NightTap{k, k + 1, 0.25f} : NightTap{k - 1, k, 0.75f};
+  t.i0 = t.i0 < 0 ? 0 : t.i0;
+  t.i1 = t.i1 > half_n - 1 ? half_n - 1 : t.i1;
+  return t;
+}
+
+// One channel's 2x2 box mean, in this order on both backends.
+TK_HD float night_box(float a, float b, float c, float d) { return 0.25f * ((a + b) + (c + d)); }
+
+// One channel's bilinear read: rows y0 (weight 1 - fy) and y1 (fy), columns x0 and x1 (fx).
+TK_HD float night_bilinear(float a00, float a01, float a10, float a11, float fx, float fy) {
+  const float top = a00 + fx * (a01 - a00), bottom = a10 + fx * (a11 - a10);
+  return top + fy * (bottom - top);
 }
 
 // A sanitised colour channel (core::sanitise_channel without the pixel's flags).

@@ -244,20 +244,43 @@ std::vector<double> direct_night(const Image& in, double cd, double scot, double
   auto smooth = [](double t) { t = std::clamp(t, 0.0, 1.0); return t * t * (3 - 2 * t); };
   const double rod = 1.0 - smooth((std::log10(la) - std::log10(scot)) / (std::log10(phot) - std::log10(scot)));
   *rod_out = rod;
-  std::vector<double> blurred(n * 3, 0.0);
+  // The acuity blur at half resolution: 2x2 means (edges replicated), the Gaussian of sigma / 2
+  // (2D, clamped), read back bilinearly at (x + 0.5) / 2 - 0.5.
+  const int hw = (w + 1) / 2, hh = (h + 1) / 2;
+  std::vector<double> half(static_cast<std::size_t>(hw) * hh * 3, 0.0), low(half.size(), 0.0), blurred(n * 3, 0.0);
   if (sigma > 0) {
+    auto px = [&](int x, int y, int ch) { return rgb[(static_cast<std::size_t>(std::min(y, h - 1)) * w + std::min(x, w - 1)) * 3 + ch]; };
+    for (int j = 0; j < hh; ++j)
+      for (int i = 0; i < hw; ++i)
+        for (int ch = 0; ch < 3; ++ch)
+          half[(static_cast<std::size_t>(j) * hw + i) * 3 + ch] =
+              0.25 * (px(2 * i, 2 * j, ch) + px(2 * i + 1, 2 * j, ch) + px(2 * i, 2 * j + 1, ch) + px(2 * i + 1, 2 * j + 1, ch));
+    const double hs = 0.5 * sigma;
     std::vector<double> k(2 * radius + 1);
     double ks = 0;
-    for (int i = -radius; i <= radius; ++i) ks += k[i + radius] = std::exp(-0.5 * i * i / (sigma * sigma));
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x)
+    for (int i = -radius; i <= radius; ++i) ks += k[i + radius] = std::exp(-0.5 * i * i / (hs * hs));
+    for (int y = 0; y < hh; ++y)
+      for (int x = 0; x < hw; ++x)
         for (int dy = -radius; dy <= radius; ++dy)
           for (int dx = -radius; dx <= radius; ++dx) {
-            const int xx = std::clamp(x + dx, 0, w - 1), yy = std::clamp(y + dy, 0, h - 1);
+            const int xx = std::clamp(x + dx, 0, hw - 1), yy = std::clamp(y + dy, 0, hh - 1);
             const double wgt = k[dx + radius] * k[dy + radius] / (ks * ks);
             for (int ch = 0; ch < 3; ++ch)
-              blurred[(static_cast<std::size_t>(y) * w + x) * 3 + ch] += wgt * rgb[(static_cast<std::size_t>(yy) * w + xx) * 3 + ch];
+              low[(static_cast<std::size_t>(y) * hw + x) * 3 + ch] += wgt * half[(static_cast<std::size_t>(yy) * hw + xx) * 3 + ch];
           }
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const double fx = 0.5 * x - 0.25, fy = 0.5 * y - 0.25;
+        const int x0 = static_cast<int>(std::floor(fx)), y0 = static_cast<int>(std::floor(fy));
+        const double ax = fx - x0, ay = fy - y0;
+        auto at = [&](int i, int j, int ch) {
+          return low[(static_cast<std::size_t>(std::clamp(j, 0, hh - 1)) * hw + std::clamp(i, 0, hw - 1)) * 3 + ch];
+        };
+        for (int ch = 0; ch < 3; ++ch)
+          blurred[(static_cast<std::size_t>(y) * w + x) * 3 + ch] =
+              (1 - ay) * ((1 - ax) * at(x0, y0, ch) + ax * at(x0 + 1, y0, ch)) +
+              ay * ((1 - ax) * at(x0, y0 + 1, ch) + ax * at(x0 + 1, y0 + 1, ch));
+      }
   }
   const double blue0[3] = {3.2406 - 1.5372 - 2 * 0.4986, -0.9689 + 1.8758 + 2 * 0.0415, 0.0557 - 0.2040 + 2 * 1.0570};
   const double bl = 0.2126 * blue0[0] + 0.7152 * blue0[1] + 0.0722 * blue0[2];
@@ -276,8 +299,8 @@ std::vector<double> direct_night(const Image& in, double cd, double scot, double
       double p[3] = {rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2]};
       if (sigma > 0) {
         const double* b = &blurred[i * 3];
-        const double lb = cd * (0.2126 * b[0] + 0.7152 * b[1] + 0.0722 * b[2]);
-        const double t = (std::log10(std::max(lb, 1e-30)) - std::log10(scot)) / (std::log10(phot) - std::log10(scot));
+        const double ls = cd * (0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]);
+        const double t = (std::log10(std::max(ls, 1e-30)) - std::log10(scot)) / (std::log10(phot) - std::log10(scot));
         const double wgt = rod * (1 - smooth(t));
         for (int ch = 0; ch < 3; ++ch) p[ch] += wgt * (b[ch] - p[ch]);
       }
@@ -310,7 +333,7 @@ TEST(Night, MatchesADirectFloat64Implementation) {
   // Sizes from 1x1; levels across the mesopic range; with and without blur and noise.
   const Case cases[] = {{1, 1, 3, 0.01, 1, 0.05, 1, 0},     {23, 17, 4, 0.3, 1, 0.05, 1, 0.3},
                         {40, 9, 3, 0.002, 203, 0.02, 0.5, 0}, {17, 31, 3, 1e-5, 1, 0.03, 1, 0.1},
-                        {32, 32, 4, 2.0, 1, 0.0, 0.7, 0}};
+                        {32, 32, 4, 2.0, 1, 0.0, 0.7, 0},     {48, 40, 3, 0.02, 1, 0.05, 1, 0}};
   for (const Case& k : cases) {
     Image img = random_scene(k.w, k.h, k.c, k.level, 19);
     if (k.w * k.h > 16) poison(img);
@@ -323,9 +346,9 @@ TEST(Night, MatchesADirectFloat64Implementation) {
     const double sigma = k.acuity * std::max(k.w, k.h) >= 0.5 ? k.acuity * std::max(k.w, k.h) : 0.0;
     int radius = 0;
     if (sigma > 0) {
-      auto plan = plan_blur("gaussian", sigma);
+      auto plan = plan_blur("gaussian", 0.5 * sigma);  // the stage blurs its half-resolution plane
       ASSERT_TRUE(plan.ok());
-      radius = std::max(1, static_cast<int>(std::ceil(plan->get("truncate") * sigma - 1e-9)));
+      radius = std::max(1, static_cast<int>(std::ceil(plan->get("truncate") * 0.5 * sigma - 1e-9)));
     }
     double rod = 0;
     const std::vector<double> want = direct_night(img, k.cd, 0.001, 10, k.shift, sigma, radius, k.noise, 5, &rod);

@@ -150,7 +150,7 @@ Result<NightPlan> plan_night(const NightParams& p, int width, int height, int ch
   // plan_blur's sigma limit (1000) caps the blur of frames wider than ~20K at acuity's maximum.
   plan.sigma = std::min(1000.0, p.get("acuity") * std::max(width, height));
   if (plan.sigma >= 0.5) {
-    Result<BlurPlan> blur = plan_blur(p.blur_method, plan.sigma);
+    Result<BlurPlan> blur = plan_blur(p.blur_method, 0.5 * plan.sigma);  // on the half-resolution plane
     if (!blur.ok()) return blur.status();
     plan.blur = *blur;
     k.blur = 1;
@@ -214,28 +214,47 @@ Status apply_night(Image& image, const NightParams& params, std::uint32_t frame,
   if (rod == 0.0) return {};
 
   const int w = image.width, h = image.height, c = image.channels;
-  // The blur reads the sanitised colour (a NaN must not spread).
-  Image clean(w, h, 3);
-  cpu::parallel_rows(h, [&](int, int y0, int y1) {
-    for (std::size_t i = static_cast<std::size_t>(y0) * w; i < static_cast<std::size_t>(y1) * w; ++i)
-      for (int ch = 0; ch < 3; ++ch) clean.pixels[i * 3 + ch] = core::night_clean(image.pixels[i * c + ch]);
-  });
+  const int hw = core::night_half(w), hh = core::night_half(h);
+  auto clean_at = [&](int x, int y, int ch) {
+    return core::night_clean(image.pixels[(static_cast<std::size_t>(y) * w + x) * c + ch]);
+  };
+  // The acuity blur (core/night.hpp): the sanitised colour's 2x2 box means (a NaN must not
+  // spread), the Gaussian of sigma / 2 on them.
   Image blurred;
   if (plan.constants.blur) {
-    Result<Image> b = blur(clean, plan.blur);
+    Image half(hw, hh, 3);
+    cpu::parallel_rows(hh, [&](int, int j0, int j1) {
+      for (int j = j0; j < j1; ++j)
+        for (int i = 0; i < hw; ++i) {
+          const int xa = 2 * i, xb = std::min(2 * i + 1, w - 1), ya = 2 * j, yb = std::min(2 * j + 1, h - 1);
+          for (int ch = 0; ch < 3; ++ch)
+            half.pixels[(static_cast<std::size_t>(j) * hw + i) * 3 + ch] =
+                core::night_box(clean_at(xa, ya, ch), clean_at(xb, ya, ch), clean_at(xa, yb, ch), clean_at(xb, yb, ch));
+        }
+    });
+    Result<Image> b = blur(half, plan.blur);
     if (!b.ok()) return b.status();
     blurred = std::move(*b);
   }
   const float rod_f = static_cast<float>(rod);
   cpu::parallel_rows(h, [&](int, int y0, int y1) {
-    for (int y = y0; y < y1; ++y)
+    for (int y = y0; y < y1; ++y) {
+      const core::NightTap ty = core::night_tap(y, hh);
       for (int x = 0; x < w; ++x) {
+        float rgb[3] = {clean_at(x, y, 0), clean_at(x, y, 1), clean_at(x, y, 2)};
+        float b[3] = {0.0f, 0.0f, 0.0f};
+        if (plan.constants.blur) {
+          const core::NightTap tx = core::night_tap(x, hw);
+          auto at = [&](int i, int j, int ch) { return blurred.pixels[(static_cast<std::size_t>(j) * hw + i) * 3 + ch]; };
+          for (int ch = 0; ch < 3; ++ch)
+            b[ch] = core::night_bilinear(at(tx.i0, ty.i0, ch), at(tx.i1, ty.i0, ch), at(tx.i0, ty.i1, ch),
+                                         at(tx.i1, ty.i1, ch), tx.f, ty.f);
+        }
+        core::night_pixel(rgb, b, plan.constants, rod_f, x, y, frame);
         const std::size_t i = static_cast<std::size_t>(y) * w + x;
-        float rgb[3] = {clean.pixels[i * 3], clean.pixels[i * 3 + 1], clean.pixels[i * 3 + 2]};
-        core::night_pixel(rgb, plan.constants.blur ? blurred.pixels.data() + i * 3 : nullptr, plan.constants, rod_f,
-                          x, y, frame);
         for (int ch = 0; ch < 3; ++ch) image.pixels[i * c + ch] = rgb[ch];
       }
+    }
   });
   return {};
 }

@@ -13,7 +13,7 @@ struct NightPlan {
   double fixed_adaptation = 0;  // cd/m^2; 0: the frame's log-average luminance
   double cd_per_unit = 1;       // scene_cd_per_unit in double, as the adapting luminance takes it
   double sigma = 0;             // acuity blur in pixels (0: none)
-  BlurPlan blur;                // when constants.blur
+  BlurPlan blur;                // when constants.blur: sigma / 2, on the half-resolution plane (core/night.hpp)
 };
 
 // Checks the image shape (width, height >= 1; 3 or 4 channels) and resolves the constants.

@@ -1,6 +1,6 @@
 // NightEngine (internal): apply_night (tonekit/night.hpp) on device frames, in the style of
 // GlareEngine: create() validates through plan_night (the CPU's validator: same errors) and
-// allocates all scratch once for its size (the sanitised and blurred copies, the per-row sums, the
+// allocates all scratch once for its size (the half-resolution sanitised and blurred planes, the per-row sums, the
 // frame's state, the acuity blur's BlurEngine); run() processes one frame on a stream with no
 // allocation and no host synchronisation: the adapting luminance and the rod fraction are reduced
 // on the device and stay there. The host entry (cuda_entry::apply_night_host) keeps one engine
@@ -57,8 +57,8 @@ class NightEngine {
   Status read_report(NightReport& report, CUstream_st* stream = nullptr) const;
   const NightEngineConfig& config() const;
   std::size_t scratch_bytes() const;  // device memory held, the blur engine's included
-  // Device bytes one active run moves at the least (read the frame twice, write it once, and
-  // the sanitised copy written and the blurred copy read when blurring): the benchmark's floor.
+  // Device bytes one active run moves at the least (the frame read twice and written once, and
+  // when blurring the half-resolution plane written and read): the benchmark's floor.
   std::size_t floor_bytes() const;
 
  private:

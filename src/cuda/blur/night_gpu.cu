@@ -1,14 +1,14 @@
 // NightEngine (cuda/blur/night_engine.hpp): apply_night (src/cpu/blur/night.cpp) on the device.
 // One frame is a fixed sequence of launches on one stream, with no host synchronisation:
-//   1. row_sum_kernel, one block per row: the row's double sum of log(1e-6 + L) of the sanitised
-//      colour in a fixed tree (skipped for a fixed adaptation), and, when blurring, the sanitised
-//      RGBA copy the blur reads (a NaN must not spread);
+//   1. row_sum_kernel, one block per pair of rows: each row's double sum of log(1e-6 + L) of the
+//      sanitised colour in a fixed tree (skipped for a fixed adaptation), and, when blurring, the
+//      half-resolution plane of sanitised 2x2 means the blur reads (a NaN must not spread);
 //   2. state_kernel (one block): the rows in a fixed order -> adapting luminance -> rod fraction
 //      (core::night_rod_fraction), left in device memory;
-//   3. the acuity blur: a BlurEngine (the blur library's method, "separable" by default) of the
-//      sanitised copy;
-//   4. night_map_kernel: per pixel core::night_pixel, or, where the rod fraction is 0, the input
-//      unchanged (nothing written in place).
+//   3. the acuity blur: a BlurEngine (the blur library's method, "separable" by default, sigma / 2)
+//      of the half-resolution plane;
+//   4. night_map_kernel: per pixel the blurred plane read bilinearly and core::night_pixel, or,
+//      where the rod fraction is 0, the input unchanged (nothing written in place).
 // Compiled with -fmad=false (src/cuda/CMakeLists.txt) so the per-pixel maths rounds as the CPU's;
 // the remaining differences are CUDA's log2f/log10/exp against glibc's and the blur's summation
 // order (tests/gpu/test_gpu_night.cpp states the tolerance).
@@ -67,22 +67,50 @@ __device__ __forceinline__ float4 load_source(const Src& s, int x, int y) {
   }
 }
 
-template <int Kind, bool Sum, bool Clean>
+// One block per pair of rows (2b, 2b + 1; the last alone when the height is odd): each row's
+// double sum of log(1e-6 + L) of the sanitised colour in a fixed tree, and, when blurring, row b
+// of the half-resolution plane (core::night_box of the sanitised 2x2 blocks, edges replicated).
+template <int Kind, bool Sum, bool Half>
 __global__ void __launch_bounds__(kThreads)
-    row_sum_kernel(Src src, int width, double* __restrict__ row_sums, float* __restrict__ clean) {
+    row_sum_kernel(Src src, int width, int height, double* __restrict__ row_sums, float* __restrict__ half) {
   __shared__ double shared[kThreads];
-  const int y = static_cast<int>(blockIdx.x);
-  const std::size_t row = static_cast<std::size_t>(y) * width;
-  double sum = 0.0;
-  for (int x = threadIdx.x; x < width; x += kThreads) {
-    const float4 q = load_source<Kind>(src, x, y);
-    const float r = core::night_clean(q.x), g = core::night_clean(q.y), b = core::night_clean(q.z);
-    if constexpr (Sum) sum += core::night_log_term(r, g, b);
-    if constexpr (Clean) reinterpret_cast<float4*>(clean)[row + x] = make_float4(r, g, b, 0.0f);
+  const int ya = 2 * static_cast<int>(blockIdx.x), yb = min(ya + 1, height - 1);
+  const bool second = ya + 1 < height;
+  const int hw = core::night_half(width);
+  double sum_a = 0.0, sum_b = 0.0;
+  for (int i = threadIdx.x; i < hw; i += kThreads) {
+    const int xa = 2 * i, xb = min(xa + 1, width - 1);
+    const float4 q[4] = {load_source<Kind>(src, xa, ya), load_source<Kind>(src, xb, ya), load_source<Kind>(src, xa, yb),
+                         load_source<Kind>(src, xb, yb)};
+    float c[4][3];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      c[k][0] = core::night_clean(q[k].x);
+      c[k][1] = core::night_clean(q[k].y);
+      c[k][2] = core::night_clean(q[k].z);
+    }
+    if constexpr (Sum) {
+      const bool pair = xb != xa;
+      sum_a += core::night_log_term(c[0][0], c[0][1], c[0][2]);
+      if (pair) sum_a += core::night_log_term(c[1][0], c[1][1], c[1][2]);
+      if (second) {
+        sum_b += core::night_log_term(c[2][0], c[2][1], c[2][2]);
+        if (pair) sum_b += core::night_log_term(c[3][0], c[3][1], c[3][2]);
+      }
+    }
+    if constexpr (Half) {
+      float m[3];
+#pragma unroll
+      for (int ch = 0; ch < 3; ++ch) m[ch] = core::night_box(c[0][ch], c[1][ch], c[2][ch], c[3][ch]);
+      reinterpret_cast<float4*>(half)[static_cast<std::size_t>(blockIdx.x) * hw + i] = make_float4(m[0], m[1], m[2], 0.0f);
+    }
   }
   if constexpr (Sum) {
-    const double total = gpu_blur::block_sum<kThreads>(sum, shared);
-    if (threadIdx.x == 0) row_sums[blockIdx.x] = total;
+    const double a = gpu_blur::block_sum<kThreads>(sum_a, shared);
+    if (threadIdx.x == 0) row_sums[ya] = a;
+    __syncthreads();  // shared is reused
+    const double b = gpu_blur::block_sum<kThreads>(sum_b, shared);
+    if (threadIdx.x == 0 && second) row_sums[ya + 1] = b;
   }
 }
 
@@ -106,6 +134,7 @@ __global__ void __launch_bounds__(kThreads)
 template <int Kind, bool Blur>
 __global__ void night_map_kernel(Src src, float* out, int width, int height, const float* __restrict__ blurred,
                                  core::NightConstants k, const NightState* __restrict__ state, std::uint32_t frame) {
+  // blurred: the half-resolution plane (core::night_half of width x height), float RGBA.
   const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= width || y >= height) return;
@@ -119,10 +148,16 @@ __global__ void night_map_kernel(Src src, float* out, int width, int height, con
   float rgb[3] = {core::night_clean(q.x), core::night_clean(q.y), core::night_clean(q.z)};
   float b[3] = {0.0f, 0.0f, 0.0f};
   if constexpr (Blur) {
-    const float4 p = __ldg(reinterpret_cast<const float4*>(blurred) + i);
-    b[0] = p.x;
-    b[1] = p.y;
-    b[2] = p.z;
+    const int hw = core::night_half(width);
+    const core::NightTap tx = core::night_tap(x, hw), ty = core::night_tap(y, core::night_half(height));
+    const float4* plane = reinterpret_cast<const float4*>(blurred);
+    const float4 a00 = __ldg(plane + static_cast<std::size_t>(ty.i0) * hw + tx.i0);
+    const float4 a01 = __ldg(plane + static_cast<std::size_t>(ty.i0) * hw + tx.i1);
+    const float4 a10 = __ldg(plane + static_cast<std::size_t>(ty.i1) * hw + tx.i0);
+    const float4 a11 = __ldg(plane + static_cast<std::size_t>(ty.i1) * hw + tx.i1);
+    b[0] = core::night_bilinear(a00.x, a01.x, a10.x, a11.x, tx.f, ty.f);
+    b[1] = core::night_bilinear(a00.y, a01.y, a10.y, a11.y, tx.f, ty.f);
+    b[2] = core::night_bilinear(a00.z, a01.z, a10.z, a11.z, tx.f, ty.f);
   }
   core::night_pixel(rgb, b, k, static_cast<float>(rod), x, y, frame);
   reinterpret_cast<float4*>(out)[i] = make_float4(rgb[0], rgb[1], rgb[2], q.w);
@@ -141,6 +176,9 @@ struct NightEngine::Impl {
   std::unique_ptr<BlurEngine> blur;
 
   std::size_t pixels() const { return static_cast<std::size_t>(cfg.width) * cfg.height; }
+  std::size_t half_pixels() const {
+    return static_cast<std::size_t>(core::night_half(cfg.width)) * core::night_half(cfg.height);
+  }
 
   Status create() {
     if (!plan.active) return {};
@@ -148,11 +186,11 @@ struct NightEngine::Impl {
     if (plan.fixed_adaptation <= 0.0)
       if (Status s = memory.alloc(&row_sums, static_cast<std::size_t>(cfg.height)); !s.ok()) return s;
     if (plan.constants.blur) {
-      if (Status s = memory.alloc(&clean, pixels() * 4); !s.ok()) return s;
-      if (Status s = memory.alloc(&blurred, pixels() * 4); !s.ok()) return s;
+      if (Status s = memory.alloc(&clean, half_pixels() * 4); !s.ok()) return s;
+      if (Status s = memory.alloc(&blurred, half_pixels() * 4); !s.ok()) return s;
       BlurEngineConfig b;
-      b.width = cfg.width;
-      b.height = cfg.height;
+      b.width = core::night_half(cfg.width);
+      b.height = core::night_half(cfg.height);
       b.channels = 4;
       b.plan = plan.blur;
       b.device = cfg.device;
@@ -166,10 +204,11 @@ struct NightEngine::Impl {
   template <int Kind>
   Status run(const Src& in, float* out, cudaStream_t stream, std::uint32_t frame) {
     const bool sum = plan.fixed_adaptation <= 0.0, blur_on = plan.constants.blur != 0;
-    const unsigned rows = static_cast<unsigned>(cfg.height);
-    if (sum && blur_on) row_sum_kernel<Kind, true, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, row_sums, clean);
-    else if (sum) row_sum_kernel<Kind, true, false><<<rows, kThreads, 0, stream>>>(in, cfg.width, row_sums, nullptr);
-    else if (blur_on) row_sum_kernel<Kind, false, true><<<rows, kThreads, 0, stream>>>(in, cfg.width, nullptr, clean);
+    const unsigned rows = static_cast<unsigned>(cfg.height), pairs = (rows + 1) / 2;
+    const int w = cfg.width, h = cfg.height;
+    if (sum && blur_on) row_sum_kernel<Kind, true, true><<<pairs, kThreads, 0, stream>>>(in, w, h, row_sums, clean);
+    else if (sum) row_sum_kernel<Kind, true, false><<<pairs, kThreads, 0, stream>>>(in, w, h, row_sums, nullptr);
+    else if (blur_on) row_sum_kernel<Kind, false, true><<<pairs, kThreads, 0, stream>>>(in, w, h, nullptr, clean);
     TK_CUDA_CHECK_LAUNCH("night row_sum_kernel");
     state_kernel<<<1, kThreads, 0, stream>>>(row_sums, sum ? cfg.height : 0, static_cast<double>(pixels()),
                                              plan.cd_per_unit, plan.fixed_adaptation,
@@ -255,8 +294,8 @@ std::size_t NightEngine::scratch_bytes() const {
 }
 
 std::size_t NightEngine::floor_bytes() const {
-  const std::size_t frame = impl_->pixels() * 4 * sizeof(float);
-  return impl_->plan.constants.blur ? 5 * frame : 2 * frame;
+  const std::size_t frame = impl_->pixels() * 4 * sizeof(float), half = impl_->half_pixels() * 4 * sizeof(float);
+  return impl_->plan.constants.blur ? 3 * frame + 2 * half : 3 * frame;
 }
 
 namespace {

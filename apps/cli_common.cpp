@@ -268,16 +268,6 @@ Result<NightParams> night_from_options(const NightOptions& night) {
   return prepare_night(settings, night.blur);
 }
 
-std::string describe_night(const NightParams& night) {
-  std::string s = "night:";
-  char buf[64];
-  for (const auto& [name, value] : night.values()) {
-    std::snprintf(buf, sizeof buf, " %s=%g", name.c_str(), value);
-    s += buf;
-  }
-  return s + " blur=" + night.blur_method;
-}
-
 Result<Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const std::string& s : settings) {

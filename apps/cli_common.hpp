@@ -99,8 +99,6 @@ void add_night_options(CLI::App* cmd, NightOptions& night);
 // Off (NightParams{}) unless --night or a --night-* flag was given.
 Result<NightParams> night_from_options(const NightOptions& night);
 bool night_requested(const NightOptions& night);
-// "night: s=1 scene_cd_per_unit=1 ..." for logs.
-std::string describe_night(const NightParams& night);
 // --op ID with its --set NAME=VALUE list, validated by the registry (prepare_params).
 Result<Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings);
 

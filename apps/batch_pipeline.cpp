@@ -149,11 +149,11 @@ class Pipeline {
 
   // Half RGB(A) EXRs stay half into the GPU path (uploaded as half RGBA: 8 bytes a pixel
   // instead of 12, and no widening on the CPU) when nothing needs a float image of the scene
-  // (glare and --auto work on float images). Not for the CPU backend: its map would widen each
+  // (glare, night vision and --auto work on float images). Not for the CPU backend: its map would widen each
   // pixel twice (statistics and map), which measured slower than OpenEXR widening once (4K, 2
   // cores: 0.47 against 0.38 user seconds), for the same bytes out.
   bool keeps_half(const std::string& path) const {
-    if (settings_.glare.strength > 0 || settings_.choose_params || settings_.input_bt2020) return false;
+    if (settings_.glare.strength > 0 || settings_.night.on || settings_.choose_params || settings_.input_bt2020) return false;
     if (settings_.backend == Backend::cpu || (settings_.backend == Backend::automatic && !cuda_available())) return false;
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -344,6 +344,12 @@ Status map_one_image(Image& image, const BatchSettings& settings, const OutputSp
   // device for it: the mapping uploads it again).
   if (settings.glare.strength > 0) {
     Status status = apply_glare(image, settings.glare, settings.backend);
+    if (!status.ok()) return status;
+  }
+  // Night vision after the glare (the eye's scatter reaches the retina first), on the same
+  // backend (src/cpu/blur/night.cpp, or src/cuda/blur/night_gpu.cu, a round trip as glare's).
+  if (settings.night.on) {
+    Status status = apply_night(image, settings.night, settings.backend);
     if (!status.ok()) return status;
   }
   if (settings.choose_params) {

@@ -10,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "tonekit/blur.hpp"
+#include "tonekit/night.hpp"
 
 namespace tonekit::cli {
 
@@ -26,6 +27,7 @@ struct BatchSettings {
   int jpeg_quality = 92;
   int png_level = io::kDefaultPngLevel;
   GlareParams glare;               // strength 0: off
+  NightParams night;               // on false: off (map --night)
   // Inputs in BT.2020 primaries (map --primaries bt2020): converted to BT.709 with this gamut
   // mapping after decoding (convert_bt2020_to_bt709); false: inputs are BT.709.
   bool input_bt2020 = false;
@@ -62,8 +64,8 @@ struct BatchResult {
 
 BatchResult run_batch(const std::vector<BatchJob>& jobs, const BatchSettings& settings);
 
-// The per-image mapping of a float image: glare (when asked) then tone_map on the settings'
-// backend. (A half EXR kept half, which needs neither glare nor --auto, goes straight to
+// The per-image mapping of a float image: glare, then night vision (when asked), then tone_map
+// on the settings' backend. (A half EXR kept half, which needs neither glare, night nor --auto, goes straight to
 // tone_map on its half view: batch_pipeline.cpp's map_loop.)
 Status map_one_image(Image& image, const BatchSettings& settings, const OutputSpec& spec, OutputImage& out,
                      FrameStats& stats, const std::string& input = {});

@@ -238,6 +238,36 @@ void add_glare_options(CLI::App* cmd, GlareParams& glare) {
       ->capture_default_str();
 }
 
+void add_night_options(CLI::App* cmd, NightOptions& night) {
+  cmd->add_flag("--night", night.on,
+                "night vision before mapping: rod/cone blend by the adapting luminance, blue shift, acuity blur "
+                "(identity above --night-photopic cd/m^2; tonekit/night.hpp has the model)");
+  for (const ParamDesc& d : night_params()) {
+    std::string flag = std::string("--night-") + d.name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    char range[96];
+    std::snprintf(range, sizeof range, " (default %g, %g..%g)", d.default_value, d.min_value, d.max_value);
+    cmd->add_option(flag, night.values[d.name], std::string(d.help) + range);
+  }
+  cmd->add_option("--night-blur", night.blur, "night vision's acuity blur: a method of `tonekit blur --list`")
+      ->capture_default_str();
+}
+
+bool night_requested(const NightOptions& night) {
+  if (night.on || night.blur != "separable") return true;
+  for (const auto& [name, text] : night.values)
+    if (!text.empty()) return true;
+  return false;
+}
+
+Result<NightParams> night_from_options(const NightOptions& night) {
+  if (!night_requested(night)) return NightParams{};
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const auto& [name, text] : night.values)
+    if (!text.empty()) settings.emplace_back(name, text);
+  return prepare_night(settings, night.blur);
+}
+
 Result<Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const std::string& s : settings) {

@@ -1,6 +1,7 @@
 // Pieces every verb shares: exit codes and the one-line error format, help text generated
 // from the operator registry, WxH sizes, output formats chosen by extension, the progress bar.
 #pragma once
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "tonekit/blur.hpp"
 #include "tonekit/image.hpp"
 #include "tonekit/io.hpp"
+#include "tonekit/night.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
 #include "tonekit/tonemap.hpp"
@@ -85,6 +87,18 @@ class Progress {
 
 // --glare, --glare-threshold and --glare-radius, as every verb that maps takes them.
 void add_glare_options(CLI::App* cmd, GlareParams& glare);
+// Night vision (tonekit/night.hpp): --night switches the stage on; --night-NAME VALUE, one flag
+// per parameter of night_params() (underscores as dashes, help and range from the descriptor),
+// also switches it on; --night-blur METHOD picks the acuity blur. Validated by prepare_night.
+struct NightOptions {
+  bool on = false;
+  std::map<std::string, std::string> values;  // descriptor name -> the text given (empty: not given)
+  std::string blur = "separable";
+};
+void add_night_options(CLI::App* cmd, NightOptions& night);
+// Off (NightParams{}) unless --night or a --night-* flag was given.
+Result<NightParams> night_from_options(const NightOptions& night);
+bool night_requested(const NightOptions& night);
 // --op ID with its --set NAME=VALUE list, validated by the registry (prepare_params).
 Result<Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings);
 

@@ -39,6 +39,7 @@ struct Source {
   std::string path;  // empty for a synthetic scene
   std::string scene;
   double glare = 0.0;  // glare/bloom strength added before mapping (0: none)
+  bool night = false;  // night vision before mapping (map --night, its defaults)
 };
 
 struct Cell {
@@ -165,15 +166,18 @@ int run_demo(const DemoOptions& o) {
   // The images: scenes first, then the folder's HDR files.
   std::vector<Source> sources;
   std::set<std::string> names;
-  auto add = [&](std::string name, std::string path, std::string scene, double glare = 0.0) {
+  auto add = [&](std::string name, std::string path, std::string scene, double glare = 0.0, bool night = false) {
     std::string unique = safe_name(name);
     for (int k = 2; names.count(unique); ++k) unique = safe_name(name) + "-" + std::to_string(k);
     names.insert(unique);
-    sources.push_back({unique, std::move(path), std::move(scene), glare});
+    sources.push_back({unique, std::move(path), std::move(scene), glare, night});
   };
-  // The night drive once more with glare on the headlights and lamps (map --glare 0.08).
+  // The night drive once more with glare on the headlights and lamps (map --glare 0.08), and
+  // once with glare and night vision (map --glare 0.08 --night: rods, blue shift, acuity).
   auto add_glare_row = [&] {
-    if (names.count("night-drive")) add("night-drive-glare", "", "night-drive", 0.08);
+    if (!names.count("night-drive")) return;
+    add("night-drive-glare", "", "night-drive", 0.08);
+    add("night-drive-night", "", "night-drive", 0.08, true);
   };
   if (o.scenes.empty()) {
     for (const synth::SceneInfo& s : synth::all_scenes()) add(s.id, "", s.id);
@@ -233,6 +237,17 @@ int run_demo(const DemoOptions& o) {
       glare.strength = src.glare;
       if (Status s = apply_glare(*image, glare); !s.ok()) worst = std::max(worst, report(s));
       row.origin = "synthetic scene with --glare " + std::to_string(src.glare).substr(0, 4);
+    }
+    if (src.night) {
+      // On the demo's backend, as map runs it (tonekit/night.hpp: defaults, L_a from the frame).
+      NightReport night;
+      auto params = prepare_night();
+      Status s = params.ok() ? apply_night(*image, *params, used, nullptr, 0, &night) : params.status();
+      if (!s.ok()) worst = std::max(worst, report(s));
+      char buf[160];
+      std::snprintf(buf, sizeof buf, " --night (adapting luminance %.3g cd/m^2, rod fraction %.2f)",
+                    night.adapting_luminance, night.rod_fraction);
+      row.origin += buf;
     }
     row.width = image->width;
     row.height = image->height;

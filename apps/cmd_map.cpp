@@ -32,6 +32,7 @@ struct MapOptions {
   int quality = 92;
   int png_level = io::kDefaultPngLevel;
   GlareParams glare;  // strength 0: off
+  NightOptions night;  // --night, --night-*
   std::string preset;
   bool automatic = false;  // --auto (apps/auto_select.cpp)
   std::string devices;     // --devices 0,1: images spread over these GPUs
@@ -110,12 +111,12 @@ Result<std::string> expand_pattern(const std::string& pattern, const std::string
 // limit keeps to 8 (about one 4K image a core), so that slower cores stay on the side where the
 // CPU wins. A decision on the job's size, the operator and the machine's core count, not a race
 // with the start-up: the same command on the same machine always maps on the same backend.
-// Local operators, glare and --auto (many candidate maps an image) keep to the GPU.
+// Local operators, glare, night vision and --auto (many candidate maps an image) keep to the GPU.
 constexpr double kAutoCpuPixelsPerCore = 8e6;
 constexpr std::size_t kAutoCpuMaxFiles = 256;  // more files than this: not probed, the GPU
 
 bool auto_prefers_cpu(const std::vector<BatchJob>& jobs, const Params& params, const MapOptions& o) {
-  if (o.automatic || o.glare.strength > 0 || !o.devices.empty()) return false;
+  if (o.automatic || o.glare.strength > 0 || night_requested(o.night) || !o.devices.empty()) return false;
   if (params.op().locality != Locality::global || jobs.size() > kAutoCpuMaxFiles) return false;
   const double limit = kAutoCpuPixelsPerCore * std::max(1u, std::thread::hardware_concurrency());
   double pixels = 0;
@@ -213,6 +214,8 @@ int run_map(const MapOptions& o) {
   run.jpeg_quality = o.quality;
   run.png_level = o.png_level;
   run.glare = o.glare;
+  if (auto night = night_from_options(o.night); night.ok()) run.night = *night;
+  else return report(night.status());
   {
     auto primaries = parse_primaries(o.primaries);
     if (!primaries.ok()) return report(primaries.status());
@@ -306,11 +309,12 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--glare-radius", o->glare.radius, "glare core sigma as a fraction of the longer image side")
       ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
+  add_night_options(cmd, o->night);
   cmd->footer("\nOutputs: .png/.jpg get the display transfer (sRGB unless gamma is set); .exr/.hdr/.pfm hold "
               "the tone-mapped linear [0,1] values.\n\n" + operators_help());
   cmd->add_option("--preset", o->preset,
-                  "JSON preset (operator, params, glare) as tonekit studio saves it; --op, --set and --glare* "
-                  "given beside it override it");
+                  "JSON preset (operator, params, glare, night) as tonekit studio saves it; --op, --set, --glare* "
+                  "and --night* given beside it override it");
   cmd->callback([o, cmd, &exit_code] {
     // The preset fills what the command line left unset: --set values come after its params.
     if (!o->preset.empty()) {
@@ -324,6 +328,12 @@ void add_map_command(CLI::App& app, int& exit_code) {
       if (cmd->count("--glare") == 0) o->glare.strength = preset->glare.strength;
       if (cmd->count("--glare-threshold") == 0) o->glare.threshold = preset->glare.threshold;
       if (cmd->count("--glare-radius") == 0) o->glare.radius = preset->glare.radius;
+      // The preset's night vision unless the command line sets any of it (its values as --night-* flags).
+      if (preset->night.on && !night_requested(o->night)) {
+        o->night.on = true;
+        o->night.blur = preset->night.blur_method;
+        for (const auto& [name, value] : preset->night.values()) o->night.values[name] = number_text(value);
+      }
     }
     exit_code = run_map(*o);
   });

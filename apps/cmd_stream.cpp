@@ -35,6 +35,7 @@ struct StreamOptions {
   std::string devices;  // --devices 0,1: each frame split over these GPUs
   int quality = 92;
   GlareParams glare;
+  cli::NightOptions night;  // --night, --night-*
   bool temporal = false;
   std::vector<std::string> temporal_settings;
   std::string temporal_log;
@@ -190,6 +191,8 @@ int run_stream_command(const StreamOptions& o) {
   ms.backend = *backend;
   ms.devices = devices;
   ms.glare = o.glare;
+  if (auto night = cli::night_from_options(o.night); night.ok()) ms.night = *night;
+  else return cli::report(night.status());
   ms.out = sink_setup->kind;
   ms.image_kind = sink_setup->image_kind;
   const Rational rate = fps ? *fps : info.fps.value_or(Rational{30, 1});
@@ -260,6 +263,7 @@ void add_stream_command(CLI::App& app, int& exit_code) {
                   "float/half RGB(A) linear input, RGB/RGBA or image-sequence output)");
   cmd->add_option("--jpeg-quality", o->quality, "JPEG quality 1-100 (jpg sequences)")->capture_default_str();
   add_glare_options(cmd, o->glare);
+  add_night_options(cmd, o->night);
   cmd->add_flag("--exact", o->exact,
                 "CPU: the reference's transfer curves (powf) for 10-bit YUV -> yuv420p/nv12 too, instead of the "
                 "fast path's tables (which stay within one 8-bit code of them)");

@@ -10,14 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-// Shortest round-trip text: Params::set parses it back to the same double, so the studio's
-// export and `tonekit map --preset` of its sidecar run on identical values.
-std::string number_text(double v) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc{} ? std::string(buf, end) : std::string("nan");
-}
-
 Result<double> glare_number(const json& glare, const char* name, double fallback) {
   auto it = glare.find(name);
   if (it == glare.end()) return fallback;
@@ -26,6 +18,14 @@ Result<double> glare_number(const json& glare, const char* name, double fallback
 }
 
 }  // namespace
+
+// Shortest round-trip text: Params::set parses it back to the same double, so the studio's
+// export and `tonekit map --preset` of its sidecar run on identical values.
+std::string number_text(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc{} ? std::string(buf, end) : std::string("nan");
+}
 
 Result<Preset> preset_from_json(const json& doc) {
   if (!doc.is_object()) return invalid_argument("preset: expected a JSON object");
@@ -60,9 +60,22 @@ Result<Preset> preset_from_json(const json& doc) {
     if (auto plan = plan_glare(preset.glare, 1, 1); !plan.ok())
       return invalid_argument("preset: " + plan.status().message());
   }
+  if (auto night = doc.find("night"); night != doc.end() && !night->is_null()) {
+    if (!night->is_object()) return invalid_argument("preset: \"night\" must be an object of NAME: number (and \"blur\")");
+    std::vector<std::pair<std::string, std::string>> settings;
+    std::string blur = "separable";
+    for (const auto& [name, value] : night->items()) {
+      if (name == "blur" && value.is_string()) blur = value.get<std::string>();
+      else if (value.is_number()) settings.emplace_back(name, number_text(value.get<double>()));
+      else return invalid_argument("preset: night." + name + " must be a number");
+    }
+    auto params = prepare_night(settings, blur);  // night's own validator, as the mapping runs it
+    if (!params.ok()) return invalid_argument("preset: " + params.status().message());
+    preset.night = *params;
+  }
   for (const auto& [key, value] : doc.items())
-    if (key != "operator" && key != "params" && key != "glare")
-      return invalid_argument("preset: unknown field '" + key + "' (known: operator, params, glare)");
+    if (key != "operator" && key != "params" && key != "glare" && key != "night")
+      return invalid_argument("preset: unknown field '" + key + "' (known: operator, params, glare, night)");
   if (auto params = preset_params(preset); !params.ok()) return params.status();
   return preset;
 }
@@ -85,13 +98,19 @@ Result<Preset> load_preset(const std::string& path) {
 
 Result<Params> preset_params(const Preset& preset) { return prepare_params(preset.op, preset.settings); }
 
-std::string preset_json(const Params& params, const GlareParams& glare) {
+std::string preset_json(const Params& params, const GlareParams& glare, const NightParams& night) {
   json doc;
   doc["operator"] = params.op().id;
   json values = json::object();
   for (const auto& [name, value] : params.values()) values[name] = value;
   doc["params"] = values;
   doc["glare"] = {{"strength", glare.strength}, {"threshold", glare.threshold}, {"radius", glare.radius}};
+  if (night.on) {
+    json n = json::object();
+    for (const auto& [name, value] : night.values()) n[name] = value;
+    n["blur"] = night.blur_method;
+    doc["night"] = n;
+  }
   return doc.dump(2) + "\n";
 }
 

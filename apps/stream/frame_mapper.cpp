@@ -73,6 +73,7 @@ void FrameMapper::fill_config(Config& cfg) const {
   cfg.output_layout = output_layout(s_.out);
   cfg.params = s_.params;
   cfg.glare = s_.glare;
+  cfg.night = s_.night;
   cfg.temporal = s_.temporal.has_value();
   if (s_.temporal) cfg.temporal_params = *s_.temporal;
 }

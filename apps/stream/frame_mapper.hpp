@@ -28,6 +28,7 @@ struct MapperSetup {
   Params params;
   Backend backend = Backend::cpu;  // cpu, cuda or automatic (settled by FrameMapper::start)
   GlareParams glare;            // strength 0: off
+  NightParams night;            // on false: off (stream --night; the noise advances per frame)
   OutputKind out = OutputKind::yuv420p;
   io::OutputKind image_kind = io::OutputKind::png;  // sequences: which writer takes the frames
   // Temporal adaptation (tonekit/temporal.hpp): one state carried across the whole stream,

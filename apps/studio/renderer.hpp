@@ -4,6 +4,7 @@
 #pragma once
 #include "tonekit/blur.hpp"
 #include "tonekit/image.hpp"
+#include "tonekit/night.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
 #include "tonekit/temporal.hpp"
@@ -13,9 +14,10 @@ namespace tonekit::studio {
 
 struct RenderTimings {
   double glare_ms = 0.0;  // bright-pass blur (0 when glare is off)
+  double night_ms = 0.0;  // night vision (0 when it is off)
   double stats_ms = 0.0;  // as tone_map measured them
   double map_ms = 0.0;
-  double total_ms = 0.0;  // glare + tone_map, wall clock
+  double total_ms = 0.0;  // glare + night + tone_map, wall clock
 };
 
 class Renderer {
@@ -23,7 +25,8 @@ class Renderer {
   explicit Renderer(Backend backend) : backend_(backend) {}
   Backend backend() const { return backend_; }
 
-  // Glare (when strength > 0) then tone mapping of `scene`, as `tonekit map` does it: the same
+  // Glare (when strength > 0), night vision (when on), then tone mapping of `scene`, as
+  // `tonekit map` does it: the same
   // calls in the same order, so an export equals the CLI's output byte for byte.
   // `temporal`: one frame of a sequence with temporal adaptation (tone_map_temporal, on the
   // chosen backend): its state before the frame, replaced by the state after it.
@@ -32,8 +35,8 @@ class Renderer {
     TemporalParams params{};
     double dt = 0.0;
   };
-  Status render(const Image& scene, const Params& params, const GlareParams& glare, OutputFormat format,
-                OutputImage& out, FrameStats* stats, RenderTimings* timings, const Temporal* temporal = nullptr) const;
+  Status render(const Image& scene, const Params& params, const GlareParams& glare, const NightParams& night,
+                OutputFormat format, OutputImage& out, FrameStats* stats, RenderTimings* timings, const Temporal* temporal = nullptr) const;
 
  private:
   Backend backend_;

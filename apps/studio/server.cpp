@@ -214,12 +214,13 @@ void StudioServer::add_routes() {
       return send_error(res, 409, "stale render request (overtaken while rendering)");
     const RenderTimings& t = reply->timings;
     const double server_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    json timings = {{"prepare", reply->prepare_ms}, {"glare", t.glare_ms}, {"stats", t.stats_ms}, {"map", t.map_ms},
+    json timings = {{"prepare", reply->prepare_ms}, {"glare", t.glare_ms}, {"night", t.night_ms}, {"stats", t.stats_ms}, {"map", t.map_ms},
                     {"encode", reply->encode_ms}, {"server", server_ms}, {"cached", reply->cached}};
     char server_timing[256];
     std::snprintf(server_timing, sizeof server_timing,
-                  "prepare;dur=%.2f, glare;dur=%.2f, stats;dur=%.2f, map;dur=%.2f, encode;dur=%.2f, server;dur=%.2f",
-                  reply->prepare_ms, t.glare_ms, t.stats_ms, t.map_ms, reply->encode_ms, server_ms);
+                  "prepare;dur=%.2f, glare;dur=%.2f, night;dur=%.2f, stats;dur=%.2f, map;dur=%.2f, encode;dur=%.2f, "
+                  "server;dur=%.2f",
+                  reply->prepare_ms, t.glare_ms, t.night_ms, t.stats_ms, t.map_ms, reply->encode_ms, server_ms);
     res.set_header("Server-Timing", server_timing);
     res.set_header("X-Tonekit-Timings", timings.dump());
     res.set_header("X-Tonekit-Width", std::to_string(reply->width));
@@ -268,7 +269,7 @@ void StudioServer::add_routes() {
     if (!preset.ok()) return send_status(res, preset.status());
     auto params = preset_params(*preset);
     if (!params.ok()) return send_status(res, params.status());
-    send_json(res, json::parse(preset_json(*params, preset->glare)));
+    send_json(res, json::parse(preset_json(*params, preset->glare, preset->night)));
   });
 
   http.Post("/api/export", [&service, request_limit](const httplib::Request& req, httplib::Response& res) {

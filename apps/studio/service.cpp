@@ -75,7 +75,7 @@ Result<RenderRequest> parse_render_request(const json& body) {
   if (*image < 0) return invalid_argument("\"image\" (an id from /api/images) is required");
   r.image = static_cast<int>(*image);
   json preset = json::object();
-  for (const char* key : {"operator", "params", "glare"})
+  for (const char* key : {"operator", "params", "glare", "night"})
     if (body.contains(key)) preset[key] = body[key];
   auto parsed = preset_from_json(preset);
   if (!parsed.ok()) return parsed.status();
@@ -169,7 +169,7 @@ Result<RenderReply> StudioService::render(const RenderRequest& request) {
   reply.prepare_ms = ms_since(t0);
   const Image& image = **scene;
   // The key of the look: the preset text (exact values) and the frame size.
-  const std::string key = preset_json(request.params, request.preset.glare) + std::to_string(image.width);
+  const std::string key = preset_json(request.params, request.preset.glare, request.preset.night) + std::to_string(image.width);
   std::string& cached_key = request.full ? entry.full_key : entry.preview_key;
   OutputImage& out = request.full ? entry.full_render : entry.preview_render;
   // With temporal adaptation the output depends on the frames before: never from the cache.
@@ -184,7 +184,7 @@ Result<RenderReply> StudioService::render(const RenderRequest& request) {
     Renderer::Temporal step;
     if (state) step = {&*state, *request.temporal, 1.0 / entry.fps};
     // RGBA8: the page's ImageData layout, so the page copies the bytes without converting.
-    Status s = renderer_.render(image, request.params, request.preset.glare, {PixelType::u8, 4}, out, &reply.stats,
+    Status s = renderer_.render(image, request.params, request.preset.glare, request.preset.night, {PixelType::u8, 4}, out, &reply.stats,
                                 &reply.timings, state ? &step : nullptr);
     if (!s.ok()) return s;
     if (state) {
@@ -279,7 +279,7 @@ Result<json> StudioService::quality(const RenderRequest& request) {
   }
   OutputImage out;
   RenderTimings timings;
-  if (Status s = renderer_.render(hdr, request.params, request.preset.glare, {PixelType::u8, 3}, out, nullptr,
+  if (Status s = renderer_.render(hdr, request.params, request.preset.glare, request.preset.night, {PixelType::u8, 3}, out, nullptr,
                                   &timings, state ? &step : nullptr);
       !s.ok())
     return s;
@@ -355,7 +355,7 @@ Result<std::string> StudioService::thumbnail(int image) {
   }
   Image small = downscale_to_width(*source, 160);
   OutputImage out;
-  if (Status s = renderer_.render(small, r.params, {}, {PixelType::u8, 3}, out, nullptr, nullptr); !s.ok()) return s;
+  if (Status s = renderer_.render(small, r.params, {}, {}, {PixelType::u8, 3}, out, nullptr, nullptr); !s.ok()) return s;
   auto png = io::encode_png(out);
   if (!png.ok()) return png.status();
   (*e)->thumbnail_png = *png;
@@ -383,11 +383,11 @@ Result<json> StudioService::export_image(const RenderRequest& request, const std
   if (!spec.ok()) return spec.status();
   OutputImage out;
   RenderTimings timings;
-  if (Status s = renderer_.render(**full, request.params, request.preset.glare, spec->format, out, nullptr, &timings);
+  if (Status s = renderer_.render(**full, request.params, request.preset.glare, request.preset.night, spec->format, out, nullptr, &timings);
       !s.ok())
     return s;
   if (Status s = cli::write_output(path, *spec, out); !s.ok()) return s;
-  const std::string preset = preset_json(request.params, request.preset.glare);
+  const std::string preset = preset_json(request.params, request.preset.glare, request.preset.night);
   if (Status s = io::write_file_atomically((fs::path(export_dir_) / sidecar).string(), preset); !s.ok()) return s;
   {
     std::lock_guard l(exports_mutex_);
@@ -429,7 +429,10 @@ json registry_json() {
   // Sequences: the temporal adaptation's registry (temporal_params()), as the operators' are.
   json temporal = json::array();
   for (const ParamDesc& p : temporal_params()) temporal.push_back(param_json(p));
-  return {{"operators", ops}, {"common", common}, {"glare", glare}, {"temporal", temporal}};
+  // Night vision: its registry (night_params()); the page adds the on/off toggle.
+  json night = json::array();
+  for (const ParamDesc& p : night_params()) night.push_back(param_json(p));
+  return {{"operators", ops}, {"common", common}, {"glare", glare}, {"night", night}, {"temporal", temporal}};
 }
 
 }  // namespace tonekit::studio

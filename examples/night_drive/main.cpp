@@ -53,6 +53,8 @@ struct Options {
   std::string op = "reinhard-sat";
   std::vector<std::string> settings;
   GlareParams glare{0.1};
+  bool no_night = false;                   // night vision is on by default (issue 36)
+  std::vector<std::string> night_settings;  // --night-set NAME=VALUE
   bool no_temporal = false;
   std::string backend = "gl";
   bool vulkan = false;
@@ -133,6 +135,8 @@ int run(const Options& o) {
   settings.insert(settings.end(), o.settings.begin(), o.settings.end());
   auto params = params_from_settings(o.op, settings);
   if (!params.ok()) return report(params.status());
+  auto night = night_from_settings(o.no_night, o.night_settings);
+  if (!night.ok()) return report(night.status());
 
   // A window when a display exists (or --window), else the headless context. The window shows
   // the frames scaled to fit 1920x1080.
@@ -158,8 +162,8 @@ int run(const Options& o) {
   const std::string renderer = gl_renderer ? gl_renderer : "?";
   night_drive::Scene scene;
   if (Status s = scene.create(W, H); !s.ok()) return report(s);
-  std::fprintf(stderr, "night_drive: %dx%d, GL %s, backend %s, %s, glare %.3g, temporal %s\n", W, H,
-               renderer.c_str(), backend.c_str(), o.op.c_str(), o.glare.strength,
+  std::fprintf(stderr, "night_drive: %dx%d, GL %s, backend %s, %s, glare %.3g, night %s, temporal %s\n", W, H,
+               renderer.c_str(), backend.c_str(), o.op.c_str(), o.glare.strength, night->on ? "on" : "off",
                o.no_temporal || backend == "cpu" ? "off" : "on");  // the CPU mode maps each frame on its own
   night_drive::FrameOutput output;
   if (Status s = output.open(o.png, o.y4m, W, H, o.fps); !s.ok()) return report(s);
@@ -187,6 +191,7 @@ int run(const Options& o) {
     c.output_texture = display;
     c.params = *params;
     c.glare = o.glare;
+    c.night = *night;
     c.temporal = !o.no_temporal;
     c.timings = true;
     auto p = GlPass::create(c);
@@ -201,6 +206,7 @@ int run(const Options& o) {
     VulkanPassConfig c;
     c.params = *params;
     c.glare = o.glare;
+    c.night = *night;
     c.temporal = !o.no_temporal;
     c.timings = true;
     using night_drive::Handover;
@@ -318,6 +324,8 @@ int run(const Options& o) {
       glGetTextureImage(scene.colour_texture(), 0, GL_RGBA, GL_FLOAT, static_cast<GLsizei>(hdr.pixels.size() * 4),
                         hdr.pixels.data());
       if (Status s = apply_glare(hdr, o.glare); !s.ok()) return s;
+      if (night->on)
+        if (Status s = apply_night(hdr, *night, static_cast<std::uint32_t>(i)); !s.ok()) return s;
       OutputImage out;
       if (Status s = tone_map(hdr, *params, OutputFormat{PixelType::u8, 4}, Backend::cpu, out); !s.ok()) return s;
       rgba = out.bytes;
@@ -387,10 +395,11 @@ int run(const Options& o) {
   const double probe_after = host_probe_us();
   const double fm = median(ft.frame);
   std::fprintf(stderr,
-               "summary %dx%d backend=%s op=%s glare=%.3g temporal=%s frames=%zu | median ms: render %.3f copy %.3f "
+               "summary %dx%d backend=%s op=%s glare=%.3g night=%s temporal=%s frames=%zu | median ms: render %.3f copy %.3f "
                "tonemap %.3f submit %.4f map %.4f unmap %.4f interop %.4f frame %.3f | fps %.1f (timed loop) %.1f (throughput, %d "
                "frames; interop host ms there: median %.4f, 90th percentile %.4f)\n",
-               W, H, backend.c_str(), o.op.c_str(), o.glare.strength, o.no_temporal || backend == "cpu" ? "off" : "on",
+               W, H, backend.c_str(), o.op.c_str(), o.glare.strength, night->on ? "on" : "off",
+               o.no_temporal || backend == "cpu" ? "off" : "on",
                ft.frame.size(),
                median(ft.render), median(ft.copy), median(ft.tonemap), median(ft.submit), median(ft.map), median(ft.unmap),
                median(ft.map) + median(ft.unmap), fm, fm > 0 ? 1000.0 / fm : 0.0, throughput_fps, o.throughput,
@@ -425,6 +434,12 @@ int main(int argc, char** argv) {
   app.add_option("--op", o.op, "operator id (tonekit ops)")->capture_default_str();
   app.add_option("--set", o.settings, "operator parameter NAME=VALUE (repeatable; key=0.72 is set first)");
   add_glare_options(&app, o.glare);
+  app.add_flag("--no-night", o.no_night,
+               "night vision off (on by default after the glare: rods and cones by the adapting luminance, blue shift, "
+               "acuity loss; tonekit/night.hpp)");
+  app.add_option("--night-set", o.night_settings,
+                 "night vision parameter NAME=VALUE (repeatable; tonekit::night_params(): strength, scene_cd_per_unit, "
+                 "adaptation, photopic, scotopic, blue_shift, acuity, noise)");
   app.add_flag("--no-temporal", o.no_temporal, "temporal adaptation off");
   app.add_option("--backend", o.backend, "gl (GlPass, zero copy), vulkan, cpu (read back, CPU map), none (render only)")
       ->capture_default_str();

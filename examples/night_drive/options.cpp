@@ -27,14 +27,29 @@ tonekit::Result<std::pair<int, int>> parse_size(std::string_view text) {
   return std::make_pair(w, h);
 }
 
-tonekit::Result<tonekit::Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings) {
+namespace {
+tonekit::Result<std::vector<std::pair<std::string, std::string>>> split_settings(const std::vector<std::string>& settings) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const std::string& s : settings) {
     auto kv = tonekit::parse_setting(s);
     if (!kv.ok()) return kv.status();
     pairs.push_back(*kv);
   }
-  return tonekit::prepare_params(op, pairs);
+  return pairs;
+}
+}  // namespace
+
+tonekit::Result<tonekit::Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings) {
+  auto pairs = split_settings(settings);
+  if (!pairs.ok()) return pairs.status();
+  return tonekit::prepare_params(op, *pairs);
+}
+
+tonekit::Result<tonekit::NightParams> night_from_settings(bool off, const std::vector<std::string>& settings) {
+  if (off) return tonekit::NightParams{};
+  auto pairs = split_settings(settings);
+  if (!pairs.ok()) return pairs.status();
+  return tonekit::prepare_night(*pairs);
 }
 
 void add_glare_options(CLI::App* cmd, tonekit::GlareParams& glare) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tonekit/blur.hpp"
+#include "tonekit/night.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
 
@@ -21,6 +22,8 @@ int report(const tonekit::Status& status);
 tonekit::Result<std::pair<int, int>> parse_size(std::string_view text);
 // The operator `op` with NAME=VALUE settings, validated (tonekit::prepare_params).
 tonekit::Result<tonekit::Params> params_from_settings(const std::string& op, const std::vector<std::string>& settings);
+// Night vision from --night-set NAME=VALUE settings (tonekit::prepare_night); `off`: NightParams{}.
+tonekit::Result<tonekit::NightParams> night_from_settings(bool off, const std::vector<std::string>& settings);
 // --glare, --glare-threshold, --glare-radius.
 void add_glare_options(CLI::App* cmd, tonekit::GlareParams& glare);
 

@@ -1,15 +1,15 @@
 // The CPU pipeline with the device ToneMapper's shape (tonekit/tone_mapper.hpp): create once for a
 // frame size, input layout and output, then map frames on host pointers; the temporal state lives
 // in the object across frames. Every InputFormat and OutputLayout of tonekit/video.hpp, every
-// registered operator, glare and temporal adaptation; always built (no CUDA needed).
+// registered operator, glare, night vision and temporal adaptation; always built (no CUDA needed).
 //
-// A frame goes: decode (cpu::tone_map_frame's: transfers, matrix, gamut policy) -> glare ->
+// A frame goes: decode (cpu::tone_map_frame's: transfers, matrix, gamut policy) -> glare -> night ->
 // statistics -> (temporal step) -> curve and colour (cpu::tone_map) -> output (interleaved in
 // `output`, or 8-bit 4:2:0 through the BT.709 encode). For the commonest video case, 10-bit
 // Y'CbCr 4:2:0 (p010, yuv420p10) with PQ or linear transfer to yuv420p / nv12 with the BT.709
 // OETF (`gamma` 0), a fused, vectorised path runs instead (docs/architecture.md, "On the CPU"):
 // the statistics gathered while decoding, each mapped row encoded while in cache; global
-// operators without glare fuse the whole frame. Its bytes stay within one 8-bit code of the
+// operators without glare or night vision fuse the whole frame. Its bytes stay within one 8-bit code of the
 // reference's (tests/unit/test_stream_cli.cpp); `exact` takes the reference everywhere.
 #pragma once
 #include <cstddef>
@@ -17,6 +17,7 @@
 
 #include "tonekit/blur.hpp"
 #include "tonekit/image.hpp"
+#include "tonekit/night.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
 #include "tonekit/temporal.hpp"
@@ -38,6 +39,7 @@ struct CpuToneMapperConfig {
   // The look.
   Params params;          // from prepare_params(): any registered operator
   GlareParams glare{};    // strength 0 (the default): no glare
+  NightParams night{};    // on false (the default): no night vision (tonekit/night.hpp)
   bool temporal = false;  // temporal adaptation of the key and the peak (tonekit/temporal.hpp)
   TemporalParams temporal_params{};
   // true: the CPU reference everywhere, also where the fused video path covers the frame.
@@ -71,6 +73,8 @@ class CpuToneMapper {
   Status set_params(const Params& params);
   // Glare for the next frame (its plan is checked here).
   Status set_glare(const GlareParams& glare);
+  // Night vision for the next frame (its plan is checked here; NightParams{}: off).
+  Status set_night(const NightParams& night);
   // Temporal adaptation on or off and its parameters; the state is kept.
   Status set_temporal(bool on, const TemporalParams& params);
 

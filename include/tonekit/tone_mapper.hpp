@@ -1,12 +1,12 @@
 // The device pipeline (docs/architecture.md, "On the GPU"): one object runs every registered
-// operator, global or local, with optional glare and optional temporal adaptation, on CUDA
+// operator, global or local, with optional glare, night vision and temporal adaptation, on CUDA
 // pointers and a caller's stream. All scratch is allocated in create(); process() runs one frame
 // with no allocation and no host synchronisation; statistics, the curve constants, the local
 // settings and the temporal state stay on the device and are read back only on request.
 // Available when the build has CUDA (TONEKIT_HAS_CUDA); create() reports no_device without a GPU.
 //
 // The config has two parts: the frame (size, layouts, device) and the look (Look: the operator
-// and its parameters, glare, temporal adaptation), which every device entry shares.
+// and its parameters, glare, night vision, temporal adaptation), which every device entry shares.
 // Video: rgb48, gbrpf32, P010 and yuv420p10 inputs, PQ / HLG / BT.2020 colour and yuv420p / NV12
 // outputs run as a decode stage into scene-linear float RGB before the passes and an encode stage
 // after them, with the CPU reference's maths (cpu::tone_map_frame).
@@ -17,6 +17,7 @@
 
 #include "tonekit/blur.hpp"
 #include "tonekit/image.hpp"
+#include "tonekit/night.hpp"
 #include "tonekit/operators.hpp"
 #include "tonekit/status.hpp"
 #include "tonekit/temporal.hpp"
@@ -88,6 +89,7 @@ struct FramePart {
 struct Look {
   Params params;           // from prepare_params(): any registered operator
   GlareParams glare{};     // strength 0 (the default): no glare
+  NightParams night{};     // on false (the default): no night vision (tonekit/night.hpp), after the glare
   bool temporal = false;   // temporal adaptation of the key and the peak (tonekit/temporal.hpp)
   TemporalParams temporal_params{};
 };
@@ -110,6 +112,7 @@ struct StageTimings {
   double decode_ms = 0.0;     // video decode stage (layouts other than float/half RGB(A), or PQ/HLG/BT.2020;
                               // with the statistics gathered in it for 4:2:0 input)
   double glare_ms = 0.0;      // glare (bright pass, blurs, accumulation), when on
+  double night_ms = 0.0;      // night vision (adapting luminance, acuity blur, rod/cone colour), when on
   double stats_ms = 0.0;      // statistics (+ curve constants, temporal step, local settings)
   double histogram_ms = 0.0;  // histogram + scan (histeq only)
   double local_ms = 0.0;      // local adaptation: table, blur pyramid or window sums (local operators)
@@ -161,6 +164,10 @@ class ToneMapper {
   Status set_params(const Params& params, bool* reallocated = nullptr);
   // Glare for the next frame; allocates when it is switched on or its blur plan changes.
   Status set_glare(const GlareParams& glare);
+  // Night vision for the next frame (prepare_night's parameters, or NightParams{} for off);
+  // allocates its stage (and an operator pass reading its float RGBA frame) when it is switched
+  // on or its size-dependent plan changes. A frame part (several GPUs) refuses it (unsupported).
+  Status set_night(const NightParams& night);
   // Temporal adaptation on or off and its parameters (no allocation; the state is kept).
   Status set_temporal(bool on, const TemporalParams& params);
 

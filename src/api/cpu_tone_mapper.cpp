@@ -9,6 +9,7 @@
 
 #include "core/half.hpp"
 #include "core/map_settings.hpp"
+#include "cpu/blur/night_plan.hpp"
 #include "cpu/isa_level.hpp"
 #include "cpu/video_decode.hpp"
 #include "cpu/video_encode.hpp"
@@ -45,6 +46,12 @@ Status check_glare(const GlareParams& glare, int width, int height) {
   return octaves.ok() ? Status{} : octaves.status();
 }
 
+Status check_night(const NightParams& night, int width, int height) {
+  if (!night.on) return {};
+  auto plan = blur_impl::plan_night(night, width, height, 4);
+  return plan.ok() ? Status{} : plan.status();
+}
+
 }  // namespace
 
 struct CpuToneMapper::Impl {
@@ -56,6 +63,7 @@ struct CpuToneMapper::Impl {
   FrameStats stats;
   FrameStats adapted;
   TemporalState state;
+  std::uint32_t night_frames = 0;  // the night stage's noise frame index
 
   // The fused path follows the input, the output and the `gamma` parameter.
   void choose_path() {
@@ -80,6 +88,7 @@ Result<std::unique_ptr<CpuToneMapper>> CpuToneMapper::create(const CpuToneMapper
   if (c.output_layout == OutputLayout::interleaved && c.output.channels != 3 && c.output.channels != 4)
     return invalid_argument("CpuToneMapper: the output has 3 or 4 channels, not " + std::to_string(c.output.channels));
   if (Status s = check_glare(c.glare, c.width, c.height); !s.ok()) return s;
+  if (Status s = check_night(c.night, c.width, c.height); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->cfg = c;
   impl->output_bytes = is_yuv_layout(c.output_layout)
@@ -126,9 +135,9 @@ Status CpuToneMapper::Impl::map(const FramePlanes& in, std::uint8_t* out, std::s
     hook = [&](const FrameStats& own) { return adapted = temporal_update(state, own, cfg.temporal_params, dt); };
   const core::ColourSettings cs = core::make_colour_settings(cfg.params);
   const OutputLayout layout = cfg.output_layout;
-  const bool glare = cfg.glare.strength > 0;
+  const bool glare = cfg.glare.strength > 0, night = cfg.night.on;
   // The commonest video case in one fused path: no display image between the map and the encode.
-  if (fast && !glare && cpu::FastVideo::fuses(cfg.params)) {
+  if (fast && !glare && !night && cpu::FastVideo::fuses(cfg.params)) {
     if (Status s = fast->map(in, cfg.params, temporal ? &hook : nullptr, layout, cs.dither, scene, stats, out); !s.ok())
       return s;
     if (!temporal) adapted = stats;
@@ -151,12 +160,15 @@ Status CpuToneMapper::Impl::map(const FramePlanes& in, std::uint8_t* out, std::s
     if (Status s = cpu::decode_frame(in, cfg.input, cfg.colour, w, h, scene); !s.ok()) return s;
     view = scene.view();
   }
-  if (glare) {  // glare takes an owning float image
+  if (glare || night) {  // glare and night vision take an owning float image
     if (view.data != scene.pixels.data()) {
       copy_to_image(view, scene);
       view = scene.view();
     }
-    if (Status s = apply_glare(scene, cfg.glare); !s.ok()) return s;
+    if (glare)
+      if (Status s = apply_glare(scene, cfg.glare); !s.ok()) return s;
+    if (night)
+      if (Status s = apply_night(scene, cfg.night, night_frames++); !s.ok()) return s;
   }
 
   const bool yuv = is_yuv_layout(layout);
@@ -186,6 +198,12 @@ Status CpuToneMapper::set_params(const Params& params) {
 Status CpuToneMapper::set_glare(const GlareParams& glare) {
   if (Status s = check_glare(glare, impl_->cfg.width, impl_->cfg.height); !s.ok()) return s;
   impl_->cfg.glare = glare;
+  return {};
+}
+
+Status CpuToneMapper::set_night(const NightParams& night) {
+  if (Status s = check_night(night, impl_->cfg.width, impl_->cfg.height); !s.ok()) return s;
+  impl_->cfg.night = night;
   return {};
 }
 

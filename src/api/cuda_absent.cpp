@@ -32,6 +32,7 @@ Status tone_map_host(const ImageView&, const Params&, OutputFormat, OutputImage&
 
 Result<Image> blur_host(const Image&, const BlurPlan&) { return no_cuda_build(); }
 Status apply_glare_host(Image&, const GlareParams&) { return no_cuda_build(); }
+Status apply_night_host(Image&, const NightParams&, std::uint32_t, NightReport*) { return no_cuda_build(); }
 
 }  // namespace cuda_entry
 

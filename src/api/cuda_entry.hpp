@@ -2,8 +2,10 @@
 // CUDA, and by api/cuda_absent.cpp otherwise.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "tonekit/blur.hpp"
+#include "tonekit/night.hpp"
 #include "tonekit/temporal.hpp"
 #include "tonekit/tonemap.hpp"
 
@@ -54,5 +56,10 @@ Result<Image> blur_host(const Image& in, const BlurPlan& plan);
 // errors, any channel count apply_glare takes; upload, one GlareEngine, download; synchronises.
 // The image is written only after the last kernel, so a failure leaves it as it was.
 Status apply_glare_host(Image& image, const GlareParams& params);
+
+// apply_night() of a host image on the device (Backend::cuda): the same checks and errors; one
+// NightEngine and frame buffer kept while the size and parameters stay the same; upload (RGB as
+// RGBA), run, download; synchronises. The image is written only after the last kernel.
+Status apply_night_host(Image& image, const NightParams& params, std::uint32_t frame, NightReport* report);
 
 }  // namespace tonekit::cuda_entry

@@ -1,4 +1,4 @@
-// blur, apply_glare, quality::assess and auto_params on a Backend (the one rule: api/backend_rule.hpp).
+// blur, apply_glare, apply_night, quality::assess and auto_params on a Backend (the one rule: api/backend_rule.hpp).
 // The GPU sides are the public device classes; GpuQuality and GpuAutoParams are kept per device.
 #include <memory>
 #include <mutex>
@@ -8,6 +8,7 @@
 #include "tonekit/auto_params.hpp"
 #include "tonekit/auto_params_cuda.hpp"
 #include "tonekit/blur.hpp"
+#include "tonekit/night.hpp"
 #include "tonekit/quality.hpp"
 #include "tonekit/quality_cuda.hpp"
 
@@ -71,6 +72,14 @@ Status apply_glare(Image& image, const GlareParams& params, Backend backend, Bac
   // The GPU writes the image back only after its last kernel, so a failure leaves it as it was.
   return api::run_on_backend<Status>(
       backend, ran_on, [&] { return cuda_entry::apply_glare_host(image, params); }, [&] { return apply_glare(image, params); });
+}
+
+Status apply_night(Image& image, const NightParams& params, Backend backend, Backend* ran_on, std::uint32_t frame,
+                   NightReport* report) {
+  // As glare: the GPU writes the image back only after its last kernel.
+  return api::run_on_backend<Status>(
+      backend, ran_on, [&] { return cuda_entry::apply_night_host(image, params, frame, report); },
+      [&] { return apply_night(image, params, frame, report); });
 }
 
 Result<quality::QualityReport> quality::assess(const Image& hdr, const OutputImage& ldr, Backend backend,

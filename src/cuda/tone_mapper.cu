@@ -1,6 +1,8 @@
 // ToneMapper: the one device pipeline (include/tonekit/tone_mapper.hpp). It owns the operator
 // passes (cuda/operator_pass.hpp) and picks one when the operator is set, from its locality:
 //   [glare: input -> float scratch, GlareEngine adds the blurred bright pass in place]
+//   [night vision: NightEngine reads the frame so far (input, glare frame or decoded frame) and
+//    writes a float RGBA frame, which the pass then reads]
 //   -> the pass: the global one (statistics -> (histogram -> scan) -> map) or a local one
 //      (statistics -> local settings -> table / pyramid / window sums -> map)
 // Temporal adaptation runs inside the statistics pass's finisher (core::temporal_step on the
@@ -17,6 +19,7 @@
 #include "core/local_settings.hpp"
 #include "core/map_settings.hpp"
 #include "cuda/blur/glare_engine.hpp"
+#include "cuda/blur/night_engine.hpp"
 #include "cuda/check.hpp"
 #include "cuda/frame_checks.hpp"
 #include "cuda/interop/surface_frames.hpp"
@@ -99,6 +102,9 @@ Status check_part(const ToneMapperConfig& c) {
                             std::to_string(p.context_below) + ")");
   if (needs_decode(c) || c.output_layout != OutputLayout::interleaved)
     return unsupported("ToneMapper: frame parts take float or half RGB(A) scene-linear BT.709 input and an interleaved output");
+  if (c.night.on)
+    return unsupported("ToneMapper: night vision over a frame part (several GPUs) is not supported: its adapting "
+                       "luminance and acuity blur are the whole frame's");
   if (uses_glare(c.glare, c.width, p.frame_height > 0 ? p.frame_height : c.height)) {
     if (p.frame_height <= 0)
       return invalid_argument("ToneMapper: glare over a frame part needs FramePart::frame_height (its octaves and key are the whole frame's)");
@@ -124,6 +130,11 @@ struct ToneMapper::Impl {
   std::unique_ptr<GlareEngine> glare;
   void* glare_frame = nullptr;  // the input plus its glare, packed, in the input's format (half stays half)
   InputFormat glare_format = InputFormat::rgba_f32;
+  std::unique_ptr<NightEngine> night;
+  float* night_frame = nullptr;  // the night stage's output, packed float RGBA: what the pass reads
+  std::uint32_t night_frames = 0;  // the noise's frame index
+  cudaEvent_t night_start = nullptr, night_end = nullptr;
+  bool night_ran = false;
   TemporalState* state = nullptr;  // device
   // Video stages: the decoded scene-linear float RGB frame (+ its bad-pixel counts), the passes'
   // display float RGB for the 4:2:0 encode.
@@ -150,6 +161,7 @@ struct ToneMapper::Impl {
     cudaFree(surface_out);
     cudaFree(surface_slot);
     cudaFree(glare_frame);
+    cudaFree(night_frame);
     cudaFree(state);
     cudaFree(decoded);
     cudaFree(bad);
@@ -158,11 +170,17 @@ struct ToneMapper::Impl {
       if (e) cudaEventDestroy(e);
     if (glare_start) cudaEventDestroy(glare_start);
     if (glare_end) cudaEventDestroy(glare_end);
+    if (night_start) cudaEventDestroy(night_start);
+    if (night_end) cudaEventDestroy(night_end);
   }
 
   bool glare_on() const { return glare && glare->active(); }
-  // What the operator passes read: the input, its glared copy (in the input's format) or the decoded frame.
-  InputFormat operator_input() const { return decode ? InputFormat::rgb_f32 : cfg.input; }
+  bool night_on() const { return night && night->active(); }
+  // What the operator passes read: the night frame, the input, its glared copy (in the input's
+  // format) or the decoded frame.
+  InputFormat operator_input() const {
+    return night_on() ? InputFormat::rgba_f32 : decode ? InputFormat::rgb_f32 : cfg.input;
+  }
   OutputFormat pass_output() const { return encode ? OutputFormat{PixelType::f32, 3} : cfg.output; }
 
   cuda::PassConfig pass_config() const {
@@ -234,6 +252,58 @@ struct ToneMapper::Impl {
     return {};
   }
 
+  Status configure_night() {
+    if (!cfg.night.on) {
+      night.reset();
+      return {};
+    }
+    NightEngineConfig n;
+    n.width = cfg.width;
+    n.height = cfg.height;
+    n.params = cfg.night;
+    n.device = cfg.device;
+    if (ran) TK_CUDA_CHECK(cudaStreamSynchronize(last_stream));
+    const std::size_t before = free_bytes();
+    auto engine = NightEngine::create(n);
+    if (!engine.ok()) return engine.status();
+    night = std::move(engine.value());
+    if (night->active() && !night_frame)
+      TK_CUDA_CHECK(cudaMalloc(&night_frame, stage_bytes(cfg.width, cfg.height, InputFormat::rgba_f32)));
+    held_bytes += before - std::min(before, free_bytes());
+    return {};
+  }
+
+  // A stage's look field (glare, night) for the next frame: the stage reconfigured, then the
+  // operator pass, which may now read another frame (glare's copy, night's float RGBA); on a
+  // failure the previous setting is restored.
+  template <class T>
+  Status set_stage(T Look::*field, const T& value, Status (Impl::*configure)()) {
+    const T previous = cfg.*field;
+    cfg.*field = value;
+    Status s = check_part(cfg);
+    if (s.ok()) s = (this->*configure)();
+    if (s.ok()) s = ensure_pass(nullptr);
+    if (!s.ok()) {
+      cfg.*field = previous;
+      (void)(this->*configure)();
+    }
+    return s;
+  }
+
+  // The night stage on the frame so far (`format`: the input's, or rgb_f32 decoded) into
+  // night_frame, which becomes what the pass reads.
+  Status run_night(const void*& src, std::size_t& src_stride, InputFormat format, cudaStream_t s) {
+    night_ran = night_on();
+    if (!night_ran) return {};
+    if (timings) TK_CUDA_CHECK(cudaEventRecord(night_start, s));
+    const NightSource in{src, src_stride, format == InputFormat::rgb_f32 ? 3 : 4, format == InputFormat::rgba_f16};
+    if (Status st = night->run(in, night_frame, s, night_frames++); !st.ok()) return st;
+    if (timings) TK_CUDA_CHECK(cudaEventRecord(night_end, s));
+    src = night_frame;
+    src_stride = 0;
+    return {};
+  }
+
   // The glare frame = the input (widened to float) plus its glare: the glare stage reads the
   // input where it lies and writes the sum once (no copy pass, GlareEngine::run with a source).
   Status run_glare(const void* in, std::size_t in_stride, cudaStream_t s) {
@@ -247,6 +317,8 @@ struct ToneMapper::Impl {
     TK_CUDA_CHECK(cudaMemset(state, 0, sizeof(TemporalState)));
     TK_CUDA_CHECK(cudaEventCreate(&glare_start));
     TK_CUDA_CHECK(cudaEventCreate(&glare_end));
+    TK_CUDA_CHECK(cudaEventCreate(&night_start));
+    TK_CUDA_CHECK(cudaEventCreate(&night_end));
     for (cudaEvent_t& e : stage_ev) TK_CUDA_CHECK(cudaEventCreate(&e));
     decode = needs_decode(cfg);
     encode = cfg.output_layout != OutputLayout::interleaved;
@@ -259,6 +331,7 @@ struct ToneMapper::Impl {
     if (encode) TK_CUDA_CHECK(cudaMalloc(&display, rgb));
     held_bytes += (decode ? rgb : 0) + (encode ? rgb : 0);
     if (Status s = configure_glare(); !s.ok()) return s;
+    if (Status s = configure_night(); !s.ok()) return s;
     return ensure_pass(nullptr);
   }
 
@@ -337,7 +410,7 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
   // The statistics gathered in the 4:2:0 decode (cuda::Tuning::decode_statistics): the whole
   // decoded frame, nothing (glare) changing it in between; the pass that runs finishes them.
   cuda::DeviceFrame* stats_frame = nullptr;
-  if (m.decode && m.tuning.decode_statistics && is_yuv(c.input) && !m.glare_on() && !c.part.active())
+  if (m.decode && m.tuning.decode_statistics && is_yuv(c.input) && !m.glare_on() && !m.night_on() && !c.part.active())
     stats_frame = m.pass->stats_frame();
   const bool decode_stats = stats_frame != nullptr;
   if (m.decode) {
@@ -392,9 +465,11 @@ Status ToneMapper::process(const FramePlanes& in, void* device_out, std::size_t 
     }
     if (m.timings) TK_CUDA_CHECK(cudaEventRecord(m.glare_end, s));
   }
+  if (Status st = m.run_night(src, src_stride, m.decode ? InputFormat::rgb_f32 : c.input, s); !st.ok()) return st;
   // A global operator's map, and reinhard-sat's tile map, write the 4:2:0 frame themselves
-  // (launch_map_encode420, encode_tile_420): no display frame.
-  const bool fused_encode = m.encode && m.decode && !c.part.active() && m.pass->fuses_encode();
+  // (launch_map_encode420, encode_tile_420): no display frame. They read the decoded frame, so
+  // not after the night stage.
+  const bool fused_encode = m.encode && m.decode && !m.night_ran && !c.part.active() && m.pass->fuses_encode();
   cuda::Encode420 enc;
   if (fused_encode) {
     const core::ColourSettings cs = core::make_colour_settings(c.params);
@@ -465,6 +540,8 @@ Status ToneMapper::process_surfaces(unsigned long long input_surface, unsigned l
       return st;
     src = m.surface_in;
   }
+  std::size_t src_stride = 0;
+  if (Status st = m.run_night(src, src_stride, c.input, s); !st.ok()) return st;
   cuda::PassFrame frame;
   frame.in = src;
   frame.stream = s;
@@ -506,14 +583,11 @@ Status ToneMapper::set_params(const Params& params, bool* reallocated) {
 }
 
 Status ToneMapper::set_glare(const GlareParams& glare) {
-  Impl& m = *impl_;
-  const GlareParams previous = m.cfg.glare;
-  m.cfg.glare = glare;
-  Status s = check_part(m.cfg);
-  if (s.ok()) s = m.configure_glare();
-  if (s.ok()) s = m.ensure_pass(nullptr);  // the operator pass may now read the float copy
-  if (!s.ok()) m.cfg.glare = previous;
-  return s;
+  return impl_->set_stage(&Look::glare, glare, &Impl::configure_glare);
+}
+
+Status ToneMapper::set_night(const NightParams& night) {
+  return impl_->set_stage(&Look::night, night, &Impl::configure_night);
 }
 
 Status ToneMapper::set_temporal(bool on, const TemporalParams& params) {
@@ -583,6 +657,12 @@ Status ToneMapper::read_timings(StageTimings& t) {
     float ms = 0.0f;
     TK_CUDA_CHECK(cudaEventElapsedTime(&ms, m.glare_start, m.glare_end));
     t.glare_ms = ms;
+    t.total_ms += ms;
+  }
+  if (m.night_ran) {
+    float ms = 0.0f;
+    TK_CUDA_CHECK(cudaEventElapsedTime(&ms, m.night_start, m.night_end));
+    t.night_ms = ms;
     t.total_ms += ms;
   }
   if (m.decode) {

@@ -10,6 +10,7 @@
 
 #include "core/half.hpp"
 #include "tonekit/image.hpp"
+#include "tonekit/tone_mapper.hpp"
 
 namespace tonekit::gpu_test {
 
@@ -23,6 +24,17 @@ inline double output_sample(const OutputImage& img, std::size_t i) {
     case PixelType::f32: { float v; std::memcpy(&v, b + 4 * i, 4); return v; }
   }
   return 0;
+}
+
+// A ToneMapper config for a w x h frame of `input`, operator `op` with its defaults, `output`.
+inline ToneMapperConfig mapper_config(int w, int h, InputFormat input, OutputFormat output, const char* op) {
+  ToneMapperConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.input = input;
+  cfg.output = output;
+  cfg.params = prepare_params(op).value();
+  return cfg;
 }
 
 inline bool gpu_present(std::string& why) {

@@ -285,12 +285,7 @@ TEST(GpuPipeline, test_gpu_glare_in_pipeline_matches_cpu) {
         bytes.resize(img->pixels.size() * sizeof(float));
         std::memcpy(bytes.data(), img->pixels.data(), bytes.size());
       }
-      ToneMapperConfig cfg;
-      cfg.width = w;
-      cfg.height = h;
-      cfg.input = fmt;
-      cfg.output = {PixelType::u8, 3};
-      cfg.params = prepare_params(op).value();
+      ToneMapperConfig cfg = gpu_test::mapper_config(w, h, fmt, {PixelType::u8, 3}, op);
       cfg.glare = glare;
       auto mapper = ToneMapper::create(cfg);
       ASSERT_TRUE(mapper.ok()) << mapper.status().message();

@@ -58,6 +58,7 @@ struct Case {
   GLenum format;
   double glare;
   bool temporal;
+  bool night = false;  // night vision (prepare_night's defaults) after the glare
 };
 
 GlPassConfig pass_config(const Case& k, GLuint in, GLuint out) {
@@ -66,6 +67,7 @@ GlPassConfig pass_config(const Case& k, GLuint in, GLuint out) {
   c.output_texture = out;
   c.params = *prepare_params(k.op, {});
   c.glare.strength = k.glare;
+  if (k.night) c.night = *prepare_night();
   c.temporal = k.temporal;
   return c;
 }
@@ -98,7 +100,7 @@ void expect_same_bytes(const Case& k, int w, int h, int frames) {
   CUDA_OK(cudaMemcpy(want.data(), d_out, want.size(), cudaMemcpyDeviceToHost));
   std::size_t differ = 0;
   for (std::size_t i = 0; i < got.size(); ++i) differ += got[i] != want[i];
-  EXPECT_EQ(differ, 0u) << k.op << " glare " << k.glare << (half ? " RGBA16F " : " RGBA32F ") << w << "x" << h
+  EXPECT_EQ(differ, 0u) << k.op << " glare " << k.glare << (k.night ? " night" : "") << (half ? " RGBA16F " : " RGBA32F ") << w << "x" << h
                         << (((*pass)->mapper().surfaces_zero_copy()) ? " (zero copy)" : " (fallback)");
   cudaFree(d_in);
   cudaFree(d_out);
@@ -118,6 +120,8 @@ TEST(InteropGl, SameBytesAsProcess) {
       {"drago-local", GL_RGBA32F, 0.1, false},
       {"reinhard", GL_RGBA16F, 0.1, true},       // fallback: a global operator
       {"histeq", GL_RGBA32F, 0.0, false},
+      {"reinhard-sat", GL_RGBA16F, 0.1, true, true},  // the night_drive example's default
+      {"reinhard", GL_RGBA32F, 0.0, false, true},     // night vision on the fallback path
   };
   for (const Case& k : cases) expect_same_bytes(k, 333, 197, 3);  // odd sizes: partial tiles and blocks
   expect_same_bytes(cases[0], 1920, 1080, 2);

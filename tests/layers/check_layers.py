@@ -44,6 +44,7 @@ LAYERS = {
 # setting the public API does not expose).
 BENCH_INTERNAL = {
     "src/core/local_settings.hpp",
+    "src/cuda/blur/night_engine.hpp",
     "src/cuda/local/local_launch.hpp",
     "src/cuda/local/sat_gpu.hpp",
     "src/cuda/tuning.hpp",

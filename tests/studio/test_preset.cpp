@@ -97,3 +97,30 @@ TEST(Preset, MapCommandReadsItAndOverridesIt) {
   EXPECT_NE(bytes(dir / "a.png"), bytes(dir / "c.png"));  // --set after it wins
   fs::remove_all(dir);
 }
+
+TEST(Preset, NightVisionRoundTripsAndIsValidated) {
+  auto p = cli::parse_preset(R"({"operator": "reinhard", "night": {"acuity": 0.003, "blue_shift": 0.5, "blur": "gaussian"}})");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(p->night.on);
+  EXPECT_EQ(p->night.get("acuity"), 0.003);
+  EXPECT_EQ(p->night.get("photopic"), NightParams{}.get("photopic"));  // unset: the default
+  EXPECT_EQ(p->night.blur_method, "gaussian");
+  auto params = cli::preset_params(*p);
+  ASSERT_TRUE(params.ok());
+  auto back = cli::parse_preset(cli::preset_json(*params, p->glare, p->night));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->night.on);
+  EXPECT_EQ(back->night.values(), p->night.values());
+  EXPECT_EQ(back->night.blur_method, "gaussian");
+  // Off: no "night" field written, none read.
+  auto off = cli::parse_preset(cli::preset_json(*params, p->glare));
+  ASSERT_TRUE(off.ok());
+  EXPECT_FALSE(off->night.on);
+  for (const char* bad : {R"({"night": {"strength": 2}})", R"({"night": {"nope": 1}})", R"({"night": 1})",
+                          R"({"night": {"acuity": "x"}})", R"({"night": {"blur": "nope"}})"}) {
+    auto r = cli::parse_preset(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::invalid_argument) << bad;
+    EXPECT_NE(r.status().message().find("night"), std::string::npos) << r.status().message();
+  }
+}

@@ -20,6 +20,7 @@
 #include "studio/service.hpp"
 #include "studio/server.hpp"
 #include "tonekit/io.hpp"
+#include "tonekit/night.hpp"
 #include "tonekit/quality.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/temporal.hpp"
@@ -113,6 +114,11 @@ TEST_F(StudioServerTest, OperatorsComeFromTheRegistry) {
   }
   EXPECT_EQ(doc["common"].size(), common_params().size());
   EXPECT_EQ(doc["glare"].size(), 3u);
+  ASSERT_EQ(doc["night"].size(), night_params().size());  // night vision's sliders: its descriptors
+  for (std::size_t k = 0; k < night_params().size(); ++k) {
+    EXPECT_EQ(doc["night"][k]["name"], night_params()[k].name);
+    EXPECT_EQ(doc["night"][k]["default"].get<double>(), night_params()[k].default_value);
+  }
 }
 
 TEST_F(StudioServerTest, StatusReportsBackendAndGpuMemory) {
@@ -152,7 +158,7 @@ TEST_F(StudioServerTest, RenderReturnsRgbaWithTimingsAndPngOnRequest) {
   EXPECT_EQ(h, 32);
   EXPECT_EQ(r->body.size(), static_cast<std::size_t>(w) * h * 4);
   json timings = json::parse(r->get_header_value("X-Tonekit-Timings"));
-  for (const char* stage : {"prepare", "glare", "stats", "map", "encode", "server"}) EXPECT_TRUE(timings.contains(stage)) << stage;
+  for (const char* stage : {"prepare", "glare", "night", "stats", "map", "encode", "server"}) EXPECT_TRUE(timings.contains(stage)) << stage;
   EXPECT_NE(r->get_header_value("Server-Timing").find("map;dur="), std::string::npos);
   // Every alpha byte is opaque: the page draws the bytes as they come.
   for (std::size_t i = 3; i < r->body.size(); i += 4) ASSERT_EQ(static_cast<unsigned char>(r->body[i]), 255);
@@ -377,6 +383,7 @@ TEST_F(StudioServerTest, ProbeHistogramAndPresets) {
 TEST_F(StudioServerTest, ExportWritesTheImageAndItsPreset) {
   json body = render_body("drago", {{"bias", 0.7}});
   body["glare"] = {{"strength", 0.2}, {"threshold", 10}, {"radius", 0.02}};
+  body["night"] = {{"acuity", 0.02}, {"scene_cd_per_unit", 0.01}};
   body["name"] = "look";
   body["format"] = "png";
   auto r = post("/api/export", body);
@@ -387,12 +394,15 @@ TEST_F(StudioServerTest, ExportWritesTheImageAndItsPreset) {
   ASSERT_TRUE(preset.ok()) << preset.status().message();
   EXPECT_EQ(preset->op, "drago");
   EXPECT_EQ(preset->glare.strength, 0.2);
+  EXPECT_TRUE(preset->night.on);
+  EXPECT_EQ(preset->night.get("acuity"), 0.02);
   // The same rendering through the host API and the PNG writer gives the same bytes.
   auto image = io::read_image((dir_ / "root" / "a_ramp.exr").string());
   ASSERT_TRUE(image.ok());
   auto params = cli::preset_params(*preset);
   ASSERT_TRUE(params.ok());
   ASSERT_TRUE(apply_glare(*image, preset->glare).ok());
+  ASSERT_TRUE(apply_night(*image, preset->night).ok());
   OutputImage out;
   ASSERT_TRUE(tone_map(*image, *params, {PixelType::u8, 3}, Backend::cpu, out).ok());
   EXPECT_EQ(read_bytes(png), *io::encode_png(out));

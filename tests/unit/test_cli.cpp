@@ -91,6 +91,18 @@ class Cli : public ::testing::Test {
 
   // A failed run: the exit code, one "tonekit: error:" line naming `mention`, and the folder
   // unchanged (no output, no temporary left behind).
+  // map in.exr to cpu.pfm and gpu.pfm with `args` on each backend, read back (same size).
+  void map_on_cpu_and_cuda(const std::string& args, Image& cpu, Image& gpu) {
+    ASSERT_EQ(run("map in.exr cpu.pfm --backend cpu" + args).code, 0);
+    ASSERT_EQ(run("map in.exr gpu.pfm --backend cuda" + args).code, 0);
+    auto c = io::read_image((dir_ / "cpu.pfm").string());
+    auto g = io::read_image((dir_ / "gpu.pfm").string());
+    ASSERT_TRUE(c.ok() && g.ok());
+    ASSERT_EQ(c->pixels.size(), g->pixels.size());
+    cpu = std::move(*c);
+    gpu = std::move(*g);
+  }
+
   void expect_failure(const std::string& args, int code, const std::string& mention) {
     const auto before = listing(dir_);
     const RunResult r = run(args);
@@ -321,16 +333,40 @@ TEST_F(Cli, CudaBackendGlare) {
     expect_failure("map in.exr out.pfm --backend cuda" + args, 2, "cuda");
     return;
   }
-  ASSERT_EQ(run("map in.exr cpu.pfm --backend cpu" + args).code, 0);
-  ASSERT_EQ(run("map in.exr gpu.pfm --backend cuda" + args).code, 0);
-  auto cpu = io::read_image((dir_ / "cpu.pfm").string());
-  auto gpu = io::read_image((dir_ / "gpu.pfm").string());
-  ASSERT_TRUE(cpu.ok() && gpu.ok());
-  ASSERT_EQ(cpu->pixels.size(), gpu->pixels.size());
+  Image cpu, gpu;
+  ASSERT_NO_FATAL_FAILURE(map_on_cpu_and_cuda(args, cpu, gpu));
   double worst = 0.0;
-  for (std::size_t i = 0; i < cpu->pixels.size(); ++i)
-    worst = std::max(worst, std::fabs(static_cast<double>(cpu->pixels[i]) - gpu->pixels[i]));
+  for (std::size_t i = 0; i < cpu.pixels.size(); ++i)
+    worst = std::max(worst, std::fabs(static_cast<double>(cpu.pixels[i]) - gpu.pixels[i]));
   EXPECT_LT(worst, 1e-3) << "cuda and cpu glare + linear map differ";
+}
+
+// map --night: on changes the picture; a --night-* flag alone switches it on; a fixed adaptation
+// at or above the photopic threshold gives the bytes of the plain map (the identity); bad values
+// are usage errors with night's own message; with a device, cuda agrees with the cpu.
+TEST_F(Cli, NightVision) {
+  ASSERT_EQ(run("map in.exr plain.png --backend cpu").code, 0);
+  ASSERT_EQ(run("map in.exr night.png --backend cpu --night").code, 0);
+  ASSERT_EQ(run("map in.exr blue.png --backend cpu --night-blue-shift 0.5").code, 0);
+  ASSERT_EQ(run("map in.exr day.png --backend cpu --night --night-adaptation 10").code, 0);
+  const std::string plain = slurp(dir_ / "plain.png");
+  EXPECT_NE(slurp(dir_ / "night.png"), plain);
+  EXPECT_NE(slurp(dir_ / "blue.png"), plain);
+  EXPECT_NE(slurp(dir_ / "blue.png"), slurp(dir_ / "night.png"));
+  EXPECT_EQ(slurp(dir_ / "day.png"), plain);
+  expect_failure("map in.exr x.png --night-strength 2", 1, "night: parameter 'strength' = 2 is out of range [0, 1]");
+  expect_failure("map in.exr x.png --night-acuity abc", 1, "not a number");
+  expect_failure("map in.exr x.png --night --night-blur nope", 1, "unknown blur method 'nope'");
+  expect_failure("map in.exr x.png --night-scotopic 0.5 --night-photopic 0.1", 1, "must be below photopic");
+  if (!cuda_available()) {
+    expect_failure("map in.exr out.pfm --backend cuda --night", 2, "cuda");
+    return;
+  }
+  const std::string args = " --night --op linear --set normalize=0 --set exposure=10";
+  Image cpu, gpu;
+  ASSERT_NO_FATAL_FAILURE(map_on_cpu_and_cuda(args, cpu, gpu));
+  for (std::size_t i = 0; i < cpu.pixels.size(); ++i)
+    ASSERT_NEAR(gpu.pixels[i], cpu.pixels[i], 1e-4 * std::fabs(cpu.pixels[i]) + 1e-5) << "sample " << i;
 }
 
 // tonekit blur --backend: cpu always; cuda without a device is one clear error and no output;

@@ -36,7 +36,14 @@ function defaultView(opId, previous) {
   for (const p of op.params) params[p.name] = p.default;
   for (const p of state.registry.common) params[p.name] = previous?.params[p.name] ?? p.default;
   const glare = previous?.glare ?? Object.fromEntries(state.registry.glare.map(g => [g.name, g.default]));
-  return { op: opId, params, glare };
+  const night = previous?.night ?? nightOf(null);
+  return { op: opId, params, glare, night };
+}
+
+// Night vision per view: the toggle and its values (night_params' defaults under a preset's).
+function nightOf(values) {
+  const defaults = Object.fromEntries(state.registry.night.map(p => [p.name, p.default]));
+  return { on: !!values, values: { ...defaults, ...(values || {}) } };
 }
 
 function currentImage() { return state.images.find(i => i.id === state.image); }
@@ -44,7 +51,8 @@ function currentImage() { return state.images.find(i => i.id === state.image); }
 function requestBody(v, frame = state.frame) {
   const view = state.views[v];
   const img = currentImage();
-  const body = { image: state.image, operator: view.op, params: view.params, glare: view.glare };
+  const body = { image: state.image, operator: view.op, params: view.params, glare: view.glare,
+    night: view.night.on ? view.night.values : null };
   if (state.zoom) {
     const vp = viewer.viewport();
     Object.assign(body, { full: true, crop: { x: state.zoom.x, y: state.zoom.y, w: vp.w, h: vp.h } });
@@ -193,7 +201,7 @@ function showTimings(frame, roundTrip, now) {
   const t = frame.timings;
   const rows = [
     ['frame', `${frame.width}x${frame.height}${t.cached ? ' (cached render)' : ''}`],
-    ['prepare (read/downscale)', t.prepare], ['glare', t.glare], ['statistics', t.stats], ['map', t.map],
+    ['prepare (read/downscale)', t.prepare], ['glare', t.glare], ['night', t.night], ['statistics', t.stats], ['map', t.map],
     ['encode', t.encode], ['server total', t.server],
     ['transfer (round trip − server)', roundTrip - t.server], ['round trip to pixels', roundTrip],
     ['fps (last renders)', fps.toFixed(1)],
@@ -277,6 +285,9 @@ function buildPanel() {
   buildControls($('params'), op.params, view.params, onParam, 'p');
   buildControls($('common-params'), state.registry.common, view.params, onParam, 'c');
   buildControls($('glare-params'), state.registry.glare, view.glare, (name, value) => { state.views[v].glare[name] = value; touched(v); }, 'g');
+  $('night-on').checked = view.night.on;
+  buildControls($('night-params'), state.registry.night, view.night.values,
+    (name, value) => { state.views[v].night.values[name] = value; if (state.views[v].night.on) touched(v); }, 'n');
 }
 
 function touchedAll() {
@@ -373,12 +384,15 @@ function download(name, text) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-function presetOf(v) { const view = state.views[v]; return { operator: view.op, params: view.params, glare: view.glare }; }
+function presetOf(v) {
+  const view = state.views[v];
+  return { operator: view.op, params: view.params, glare: view.glare, night: view.night.on ? view.night.values : null };
+}
 
 async function applyPreset(text) {
   const preset = await api.postJSON('/api/preset', text);  // validated by the registry
   const v = state.edit;
-  state.views[v] = { op: preset.operator, params: preset.params, glare: preset.glare };
+  state.views[v] = { op: preset.operator, params: preset.params, glare: preset.glare, night: nightOf(preset.night) };
   buildPanel();
   touched(v);
 }
@@ -448,6 +462,7 @@ function wire() {
     if (img) img.fps = v;
   });
   $('temporal-on').addEventListener('change', e => { state.temporal.on = e.target.checked; touchedAll(); });
+  $('night-on').addEventListener('change', e => { state.views[state.edit].night.on = e.target.checked; touched(state.edit); });
   state.temporal.values = Object.fromEntries(state.registry.temporal.map(p => [p.name, p.default]));
   buildControls($('temporal-params'), state.registry.temporal, state.temporal.values,
     (name, value) => { state.temporal.values[name] = value; if (state.temporal.on) touchedAll(); }, 't');

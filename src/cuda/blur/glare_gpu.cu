@@ -29,6 +29,7 @@
 #include "cpu/blur/glare_pyramid.hpp"
 #include "cpu/blur/methods.hpp"
 #include "cuda/blur/blur_kernels.hpp"
+#include "cuda/blur/block_sum.cuh"
 #include "cuda/blur/pixel.cuh"
 #include "cuda/check.hpp"
 #include "cuda/device_allocations.hpp"
@@ -42,17 +43,6 @@ namespace tonekit {
 namespace {
 
 constexpr int kThreads = 256;            // every glare kernel; the tree reductions assume it
-
-// Sum of a block's `v` in a fixed order (shared-memory tree): the same bits every run.
-__device__ double block_sum(double v, double* shared) {
-  shared[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) shared[threadIdx.x] += shared[threadIdx.x + s];
-    __syncthreads();
-  }
-  return shared[0];
-}
 
 // The frame the glare reads (GlareSource): float with `channels` interleaved, or half RGBA;
 // rows `stride` bytes apart; or, `surface` non-zero, a CUDA array of half or float RGBA (a mapped
@@ -166,7 +156,7 @@ __global__ void __launch_bounds__(kThreads)
       sum += blur_math::glare_log_term(blur_math::pixel_luminance(v, src.channels));
     }
   }
-  sum = block_sum(sum, shared);
+  sum = gpu_blur::block_sum<kThreads>(sum, shared);
   if (threadIdx.x == 0) row_sums[blockIdx.x] = sum;
 }
 
@@ -207,7 +197,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ double shared[kThreads];
   double sum = 0.0;
   for (int i = threadIdx.x; i < count; i += kThreads) sum += partials[i];
-  sum = block_sum(sum, shared);
+  sum = gpu_blur::block_sum<kThreads>(sum, shared);
   if (threadIdx.x == 0) {
     const double la = exp(sum / static_cast<double>(n));
     *log_average = la;

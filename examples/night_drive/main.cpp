@@ -130,8 +130,12 @@ int run(const Options& o) {
   if (o.cuda_schedule != "auto" && o.cuda_schedule != "spin" && o.cuda_schedule != "yield" &&
       o.cuda_schedule != "blocking")
     return report(invalid_argument("--cuda-schedule must be auto, spin, yield or blocking"));
-  // Thesis 7.1: night driving scenes want a key of 0.72-1.0; --set key=... overrides it.
-  std::vector<std::string> settings{"key=0.72"};
+  // Thesis 7.1: night driving scenes want a key of 0.72-1.0; --set key=... overrides it. Only
+  // for operators that have a key (local-laplacian, the display curves have none).
+  std::vector<std::string> settings;
+  if (const OperatorDesc* desc = find_operator(o.op))
+    for (const ParamDesc* p : all_params(*desc))
+      if (std::string(p->name) == "key") settings.push_back("key=0.72");
   settings.insert(settings.end(), o.settings.begin(), o.settings.end());
   auto params = params_from_settings(o.op, settings);
   if (!params.ok()) return report(params.status());
@@ -432,7 +436,7 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "frames rendered before timing")->capture_default_str();
   app.add_option("--throughput", o.throughput, "then N frames with no timing or read-back: frame rate")->capture_default_str();
   app.add_option("--op", o.op, "operator id (tonekit ops)")->capture_default_str();
-  app.add_option("--set", o.settings, "operator parameter NAME=VALUE (repeatable; key=0.72 is set first)");
+  app.add_option("--set", o.settings, "operator parameter NAME=VALUE (repeatable; key=0.72 is set first where the operator has a key)");
   add_glare_options(&app, o.glare);
   app.add_flag("--no-night", o.no_night,
                "night vision off (on by default after the glare: rods and cones by the adapting luminance, blue shift, "

@@ -110,8 +110,8 @@ __device__ __forceinline__ unsigned srgb8_dither_word(float o, float offset256) 
   const float v = __saturatef(o);
   float t = v <= 0.0031308f ? v * (255.0f * 12.92f / 256.0f)
                             : fmaf(transfer_pow(v, static_cast<float>(1.0 / 2.4)), kSrgb8Scale, kSrgb8Offset);
-  // The dither only inside core::kDitherEndMargin of the ends; there the rounding's 0.5 alone
-  // (t rounds to 0 or 255 / 256).
+  // Dither only farther than core::kDitherEndMargin from the ends; within it the rounding's 0.5
+  // alone (t rounds to 0 or 255 / 256).
   constexpr float margin256 = static_cast<float>(255.0 * core::kDitherEndMargin / 256.0);
   const bool interior = t > margin256 && t < 255.0f / 256.0f - margin256;
   t = __saturatef(t + (interior ? offset256 : 0.5f / 256.0f));

@@ -56,11 +56,7 @@ Result<InputColour> input_colour(const StreamOptions& o, const SourceInfo& info)
     if (!t.ok()) return t.status();
     c.transfer = *t;
   }
-  if (!o.primaries.empty()) {
-    auto p = parse_primaries(o.primaries);
-    if (!p.ok()) return p.status();
-    c.primaries = *p;
-  }
+  if (Status s = apply_primaries_flag(c, o.primaries); !s.ok()) return s;
   c.matrix = c.primaries == Primaries::bt2020 ? YuvMatrix::bt2020_ncl : YuvMatrix::bt709;
   if (!o.matrix.empty()) {
     auto m = parse_yuv_matrix(o.matrix);
@@ -73,15 +69,7 @@ Result<InputColour> input_colour(const StreamOptions& o, const SourceInfo& info)
     if (!r.ok()) return r.status();
     c.range = *r;
   }
-  if (!o.gamut.empty()) {
-    auto g = parse_gamut_mapping(o.gamut);
-    if (!g.ok()) return g.status();
-    c.gamut = *g;
-  }
-  c.reference_white = o.reference_white;
-  c.hlg_peak = o.hlg_peak;
-  if (Status s = validate(c); !s.ok()) return s;
-  return c;
+  return finish_input_colour(c, o.gamut, o.reference_white, o.hlg_peak);
 }
 
 // Where and how to write: a %d pattern is an image sequence; else --output-format, else .y4m by

@@ -75,23 +75,11 @@ Result<InputColour> input_colour(const VideoOptions& o, const AVFrame& f, Source
   const bool wide = f.color_primaries == AVCOL_PRI_BT2020 ||
                     (f.color_primaries == AVCOL_PRI_UNSPECIFIED && is_hdr(transfer));
   c.primaries = wide ? Primaries::bt2020 : Primaries::bt709;
-  if (!o.primaries.empty()) {
-    auto p = parse_primaries(o.primaries);
-    if (!p.ok()) return p.status();
-    c.primaries = *p;
-  }
+  if (Status s = stream::apply_primaries_flag(c, o.primaries); !s.ok()) return s;
   const bool matrix709 = f.colorspace == AVCOL_SPC_BT709 || (f.colorspace == AVCOL_SPC_UNSPECIFIED && !wide);
   c.matrix = matrix709 ? YuvMatrix::bt709 : YuvMatrix::bt2020_ncl;
   c.range = f.color_range == AVCOL_RANGE_JPEG ? YuvRange::full : YuvRange::limited;
-  if (!o.gamut.empty()) {
-    auto g = parse_gamut_mapping(o.gamut);
-    if (!g.ok()) return g.status();
-    c.gamut = *g;
-  }
-  c.reference_white = o.reference_white;
-  c.hlg_peak = o.hlg_peak;
-  if (Status s = validate(c); !s.ok()) return s;
-  return c;
+  return stream::finish_input_colour(c, o.gamut, o.reference_white, o.hlg_peak);
 }
 
 // The source peak of the display curves and why (for --summary).

@@ -235,4 +235,24 @@ Status FrameMapper::map_planes_on_cpu(const FramePlanes& planes, Frame& out) {
   return {};
 }
 
+Status apply_primaries_flag(InputColour& c, const std::string& primaries) {
+  if (primaries.empty()) return Status::ok_status();
+  auto p = parse_primaries(primaries);
+  if (!p.ok()) return p.status();
+  c.primaries = *p;
+  return Status::ok_status();
+}
+
+Result<InputColour> finish_input_colour(InputColour c, const std::string& gamut, double reference_white, double hlg_peak) {
+  if (!gamut.empty()) {
+    auto g = parse_gamut_mapping(gamut);
+    if (!g.ok()) return g.status();
+    c.gamut = *g;
+  }
+  c.reference_white = reference_white;
+  c.hlg_peak = hlg_peak;
+  if (Status s = validate(c); !s.ok()) return s;
+  return c;
+}
+
 }  // namespace tonekit::stream

@@ -21,6 +21,12 @@
 
 namespace tonekit::stream {
 
+// The input-colour flags `tonekit stream` and `tonekit video` share, applied over the defaults
+// the input gave `c` (an empty flag keeps the default).
+Status apply_primaries_flag(InputColour& c, const std::string& primaries);
+// The gamut, reference-white and HLG-peak flags, then the validated colour.
+Result<InputColour> finish_input_colour(InputColour c, const std::string& gamut, double reference_white, double hlg_peak);
+
 struct MapperSetup {
   int width = 0, height = 0;
   InputFormat format = InputFormat::rgb_f32;

@@ -206,6 +206,17 @@ def remove_stale_temporaries(outputs) -> int:
 
 # ---- the client ----
 
+def local_cluster(workers: int, **kwargs):
+    """A LocalCluster of `workers` one-thread processes without a dashboard. Its GPU diagnostics are
+    off: distributed 2022.12 (Debian 12's) fails to start any cluster on a host whose pynvml returns
+    GPU names as str (pynvml >= 11.5), and a batch does not need them."""
+    import dask
+    from distributed import LocalCluster
+    os.environ["DASK_DISTRIBUTED__DIAGNOSTICS__NVML"] = "False"  # inherited by the worker processes
+    with dask.config.set({"distributed.diagnostics.nvml": False}):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, **kwargs)
+
+
 def map_files(inputs, output_pattern, op: str = "reinhard", client=None, *, backend: str = "auto", bits: int = 0,
               jpeg_quality: int = 92, png_level: int = 1, glare: float = 0.0, glare_threshold=None,
               glare_radius=None, chunk_size: int = 1, progress: Optional[bool] = None, workers: Optional[int] = None,
@@ -219,7 +230,7 @@ def map_files(inputs, output_pattern, op: str = "reinhard", client=None, *, back
     call. chunk_size: files per task. progress: Dask's progress bar (default: when stderr is a
     terminal). params: the operator's parameters, checked by the registry before anything runs.
     """
-    from distributed import Client, LocalCluster, wait
+    from distributed import Client, wait
     tonekit._native.validate(op, params)
     tonekit.backend_for(backend)  # an unknown backend fails here
     if not 1 <= int(jpeg_quality) <= 100:
@@ -234,8 +245,7 @@ def map_files(inputs, output_pattern, op: str = "reinhard", client=None, *, back
                     params=dict(params), delay=_delay)
     own = None
     if client is None:
-        own = LocalCluster(n_workers=workers or min(4, os.cpu_count() or 1), threads_per_worker=1,
-                           processes=True, dashboard_address=None)
+        own = local_cluster(workers or min(4, os.cpu_count() or 1))
         client = Client(own)
     try:
         # Workers that declared GPUs (dask worker --resources GPU=1) take one task per GPU at a time.

@@ -114,6 +114,9 @@ void add_quality_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_stream_command(CLI::App& app, int& exit_code);
 void add_lut_command(CLI::App& app, int& exit_code);
-void add_video_command(CLI::App& app, int& exit_code);  // cmd_video.cpp, or cmd_video_absent.cpp without FFmpeg
+// `tonekit video` runs the program tonekit-video beside it (cmd_video_launch.cpp; without FFmpeg's
+// libraries cmd_video_absent.cpp says so); tonekit-video's own options: configure_video_command.
+void add_video_command(CLI::App& app, int& exit_code);
+void configure_video_command(CLI::App& app, int& exit_code);  // cmd_video.cpp
 
 }  // namespace tonekit::cli

@@ -1,4 +1,5 @@
-// tonekit video IN OUT: an HDR video file to an SDR one on FFmpeg's libraries. IN is demuxed and
+// tonekit video IN OUT (the program tonekit-video, which `tonekit video` runs; see
+// tonekit_video_main.cpp): an HDR video file to an SDR one on FFmpeg's libraries. IN is demuxed and
 // decoded by libavformat/libavcodec (apps/video/video_input), each frame is mapped by the stream
 // command's FrameMapper (the same CPU and CUDA paths as `tonekit stream`), encoded by libavcodec
 // and muxed with the input's audio, subtitles and chapters (apps/video/video_output). The
@@ -458,9 +459,9 @@ int run_video_command(const VideoOptions& o) {
 
 }  // namespace
 
-void add_video_command(CLI::App& app, int& exit_code) {
+void configure_video_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<VideoOptions>();
-  CLI::App* cmd = app.add_subcommand("video", "Tone map a video file (any container and codec FFmpeg reads) into an SDR one");
+  CLI::App* cmd = &app;
   cmd->add_option("input", o->input, "a video file: HEVC, AV1, VP9, H.264 ... in MKV, MP4, MOV, TS ...; PQ, HLG or SDR")
       ->required();
   cmd->add_option("output", o->output,

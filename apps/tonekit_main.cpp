@@ -2,22 +2,16 @@
 // operator lists in the help texts are generated from the registry.
 // Exit codes: 0 success, 1 bad input or usage, 2 runtime failure; errors are one line on stderr.
 #include <CLI/CLI.hpp>
-#include <cstdio>
-#include <exception>
-#include <new>
 #include <string>
 
-#include "cli_common.hpp"
+#include "cli_main.hpp"
 #include "tonekit/synth.hpp"
 #include "tonekit/tonemap.hpp"
 #include "tonekit/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace tonekit;
-  // A CUDA start-up launched in the background (begin_backend) ends before the process does.
-  struct WaitForCuda {
-    ~WaitForCuda() { wait_for_cuda_start(); }
-  } wait_for_cuda;
+  cli::WaitForCudaStart wait_for_cuda;
   CLI::App app{"tonekit: HDR tone mapping on the CPU or a CUDA GPU.", "tonekit"};
   app.require_subcommand(0, 1);
   app.fallthrough(false);
@@ -46,18 +40,7 @@ int main(int argc, char** argv) {
   cli::add_lut_command(app, exit_code);
   cli::add_video_command(app, exit_code);
 
-  try {
-    app.parse(argc, argv);
-    if (app.get_subcommands().empty())
-      return cli::report(invalid_argument(
-          "no command given (map, info, ops, synth, demo, blur, stream, video, studio, quality, compare; see tonekit --help)"));
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help: printed on stdout
-    return cli::report(invalid_argument(e.what()));
-  } catch (const std::bad_alloc&) {
-    return cli::report(Status{StatusCode::out_of_memory, "out of memory"});
-  } catch (const std::exception& e) {
-    return cli::report(Status{StatusCode::runtime_error, e.what()});
-  }
-  return exit_code;
+  return cli::parse_and_run(
+      app, argc, argv, exit_code,
+      "no command given (map, info, ops, synth, demo, blur, stream, video, studio, quality, compare; see tonekit --help)");
 }

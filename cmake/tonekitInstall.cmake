@@ -29,6 +29,9 @@ if(TARGET tonekit_io)
 endif()
 if(TARGET tonekit_cli)
   install(TARGETS tonekit_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+  if(TARGET tonekit_video_cli)
+    install(TARGETS tonekit_video_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+  endif()
 endif()
 
 configure_package_config_file(cmake/tonekitConfig.cmake.in ${PROJECT_BINARY_DIR}/tonekitConfig.cmake

@@ -1,0 +1,35 @@
+// The parse-and-run step both programs' main() share (tonekit, tonekit-video): CLI11's parse, its
+// --help on stdout, every other failure as one "tonekit: error:" line and its exit code.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <new>
+
+#include "cli_common.hpp"
+#include "tonekit/tonemap.hpp"
+
+namespace tonekit::cli {
+
+// Parses and runs `app` (its callbacks set exit_code); `no_command`, when given, is the error for
+// a command line that names no subcommand.
+inline int parse_and_run(CLI::App& app, int argc, char** argv, const int& exit_code, const char* no_command = nullptr) {
+  try {
+    app.parse(argc, argv);
+    if (no_command != nullptr && app.get_subcommands().empty()) return report(invalid_argument(no_command));
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help: printed on stdout
+    return report(invalid_argument(e.what()));
+  } catch (const std::bad_alloc&) {
+    return report(Status{StatusCode::out_of_memory, "out of memory"});
+  } catch (const std::exception& e) {
+    return report(Status{StatusCode::runtime_error, e.what()});
+  }
+  return exit_code;
+}
+
+// A CUDA start-up launched in the background (begin_backend) ends before the process does.
+struct WaitForCudaStart {
+  ~WaitForCudaStart() { wait_for_cuda_start(); }
+};
+
+}  // namespace tonekit::cli

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "core/colour.hpp"
 #include "core/half.hpp"
@@ -40,6 +43,23 @@ inline void load_f32(const float* p, int n, Chunk& c) {
   }
 }
 
+// TK_ISA_LEVEL: the level this copy of the file is compiled for (cpu/isa_level.hpp; 1 = v3, 2 = v4).
+#if defined(__x86_64__) && TK_ISA_LEVEL >= 1
+// Half RGB(A) rows at the levels with F16C (v3, v4): 8 halves a conversion into a float row, then
+// the float loader. The conversion is exact, as core::half_to_float is; a NaN comes out quiet
+// rather than with its payload, and sanitise sends every NaN to 0 alike (the scalar form below
+// was ~2x slower per pixel than a float load).
+template <int C>
+inline void load_f16(const std::uint16_t* p, int n, Chunk& c) {
+  alignas(64) float wide[kChunk * C];
+  const int count = n * C;
+  int i = 0;
+  for (; i + 8 <= count; i += 8)
+    _mm256_store_ps(wide + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
+  for (; i < count; ++i) wide[i] = core::half_to_float(p[i]);
+  load_f32<C>(wide, n, c);
+}
+#else
 template <int C>
 inline void load_f16(const std::uint16_t* p, int n, Chunk& c) {
   for (int i = 0; i < n; ++i) {
@@ -51,6 +71,7 @@ inline void load_f16(const std::uint16_t* p, int n, Chunk& c) {
     c.lw[i] = core::luminance(r, g, b);
   }
 }
+#endif
 
 // Quantises one channel plane into codes; a contiguous loop the compiler vectorises (powf
 // included), then a separate interleaving store. The dither hash is one per pixel

@@ -21,6 +21,9 @@
 #include <cstring>
 #include <memory>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tonekit::io {
 namespace {
@@ -48,6 +51,50 @@ void quiet(exr_const_context_t, exr_result_t, const char*) {}
 // their even and odd halves and delta-coded before deflate; undone here after ISA-L's inflate.
 // `unpacked_buffer` is already allocated by the pipeline (or aliases the packed bytes when the
 // chunk was stored uncompressed, packed size == unpacked size: nothing to do, as in OpenEXRCore).
+// The predictor undone: t[i] = t[i - 1] + t[i] - 128 (mod 256), a running sum. 16 bytes at a
+// time with SSE2 (every x86-64): the sum within the vector in four shifted adds, plus the last
+// byte of the vector before; ~4x the scalar loop's byte a cycle (its add chain), the same bytes.
+void undo_predictor(std::uint8_t* t, uint64_t n) {
+  uint64_t i = 1;
+#if defined(__SSE2__)
+  if (n >= 17) {
+    std::uint8_t last = t[0];
+    const __m128i bias = _mm_set1_epi8(static_cast<char>(0x80));  // - 128 = + 128 (mod 256)
+    for (; i + 16 <= n; i += 16) {
+      __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t + i)), bias);
+      v = _mm_add_epi8(v, _mm_slli_si128(v, 1));
+      v = _mm_add_epi8(v, _mm_slli_si128(v, 2));
+      v = _mm_add_epi8(v, _mm_slli_si128(v, 4));
+      v = _mm_add_epi8(v, _mm_slli_si128(v, 8));
+      v = _mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(last)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(t + i), v);
+      last = static_cast<std::uint8_t>(_mm_extract_epi16(v, 7) >> 8);
+    }
+  }
+#endif
+  for (; i < n; ++i) t[i] = static_cast<std::uint8_t>(t[i - 1] + t[i] - 128);
+}
+
+// out = t's first (n + 1) / 2 bytes (the even positions) interleaved with the rest (the odd ones).
+void interleave_halves(const std::uint8_t* t, uint64_t n, std::uint8_t* out) {
+  const std::uint8_t* even = t;
+  const std::uint8_t* odd = t + (n + 1) / 2;
+  uint64_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 32 <= n; i += 32, even += 16, odd += 16) {
+    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(even));
+    const __m128i o = _mm_loadu_si128(reinterpret_cast<const __m128i*>(odd));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_unpacklo_epi8(e, o));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 16), _mm_unpackhi_epi8(e, o));
+  }
+#endif
+  for (; i + 1 < n; i += 2) {
+    out[i] = *even++;
+    out[i + 1] = *odd++;
+  }
+  if (i < n) out[i] = *even;
+}
+
 exr_result_t isal_undo_zip(exr_decode_pipeline_t* decode) {
   const uint64_t packed = decode->chunk.packed_size, unpacked = decode->chunk.unpacked_size;
   if (packed == 0 || packed == unpacked) return EXR_ERR_SUCCESS;
@@ -64,17 +111,8 @@ exr_result_t isal_undo_zip(exr_decode_pipeline_t* decode) {
   state.next_out = scratch.data();
   state.avail_out = static_cast<uint32_t>(unpacked);
   if (isal_inflate_stateless(&state) != ISAL_DECOMP_OK || state.avail_out != 0) return EXR_ERR_CORRUPT_CHUNK;
-  std::uint8_t* t = scratch.data();
-  for (uint64_t i = 1; i < unpacked; ++i) t[i] = static_cast<std::uint8_t>(t[i - 1] + t[i] - 128);
-  auto* out = static_cast<std::uint8_t*>(decode->unpacked_buffer);
-  const std::uint8_t* even = t;
-  const std::uint8_t* odd = t + (unpacked + 1) / 2;
-  uint64_t i = 0;
-  for (; i + 1 < unpacked; i += 2) {
-    out[i] = *even++;
-    out[i + 1] = *odd++;
-  }
-  if (i < unpacked) out[i] = *even;
+  undo_predictor(scratch.data(), unpacked);
+  interleave_halves(scratch.data(), unpacked, static_cast<std::uint8_t*>(decode->unpacked_buffer));
   return EXR_ERR_SUCCESS;
 }
 

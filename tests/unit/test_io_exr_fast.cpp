@@ -159,6 +159,13 @@ std::vector<Spec> accepted_specs() {
   s.width = 1021, s.height = 333, s.seed = 8;  // many chunks, for several threads
   s.channels = {{"B", Imf::HALF}, {"G", Imf::HALF}, {"R", Imf::HALF}, {"A", Imf::HALF}, {"depth", Imf::HALF}};
   specs.push_back(s);
+  // Small deflated chunks around the predictor's 16-byte vectors (isal_undo_zip): one chunk of
+  // 9 lines of 1, 3, 5 and 6 pixels (54, 162, 270 and 324 bytes: three vectors and a tail, ...).
+  for (int width : {1, 3, 5, 6}) {
+    s = Spec{};
+    s.width = width, s.height = 9, s.smooth = true, s.seed = 20 + width;
+    specs.push_back(s);
+  }
   return specs;
 }
 

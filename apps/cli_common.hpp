@@ -109,12 +109,13 @@ void add_ops_command(CLI::App& app, int& exit_code);
 void add_synth_command(CLI::App& app, int& exit_code);
 void add_demo_command(CLI::App& app, int& exit_code);
 void add_blur_command(CLI::App& app, int& exit_code);
-void add_studio_command(CLI::App& app, int& exit_code);
+void add_studio_command(CLI::App& app, int& exit_code);       // runs tonekit-studio (verb_programs.cpp)
+void configure_studio_command(CLI::App& app, int& exit_code);  // cmd_studio.cpp: tonekit-studio's options
 void add_quality_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_stream_command(CLI::App& app, int& exit_code);
 void add_lut_command(CLI::App& app, int& exit_code);
-// `tonekit video` runs the program tonekit-video beside it (cmd_video_launch.cpp; without FFmpeg's
+// `tonekit video` runs the program tonekit-video beside it (verb_programs.cpp; without FFmpeg's
 // libraries cmd_video_absent.cpp says so); tonekit-video's own options: configure_video_command.
 void add_video_command(CLI::App& app, int& exit_code);
 void configure_video_command(CLI::App& app, int& exit_code);  // cmd_video.cpp

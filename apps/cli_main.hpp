@@ -32,4 +32,15 @@ struct WaitForCudaStart {
   ~WaitForCudaStart() { wait_for_cuda_start(); }
 };
 
+// main() of a verb's own program (tonekit-video, tonekit-studio: verb_programs.cpp): `configure`
+// adds the verb's options and its callback to the program's root command.
+inline int verb_program_main(int argc, char** argv, const char* description, const char* name,
+                             void (*configure)(CLI::App&, int&)) {
+  WaitForCudaStart wait_for_cuda;
+  CLI::App app{description, name};
+  int exit_code = kExitOk;
+  configure(app, exit_code);
+  return parse_and_run(app, argc, argv, exit_code);
+}
+
 }  // namespace tonekit::cli

@@ -45,9 +45,9 @@ int run_studio(const StudioCliOptions& o) {
 
 }  // namespace
 
-void add_studio_command(CLI::App& app, int& exit_code) {
+void configure_studio_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<StudioCliOptions>();
-  CLI::App* cmd = app.add_subcommand("studio", "Browser studio: live tone mapping of HDR files (prints the URL)");
+  CLI::App* cmd = &app;
   cmd->add_option("paths", o->paths, "HDR files, folders or image sequence patterns (shot.%04d.exr) to serve (only these are readable)")->required();
   cmd->add_option("--port", o->port, "port (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
   cmd->add_option("--host", o->host, "address to listen on; anything but loopback prints a warning")->capture_default_str();

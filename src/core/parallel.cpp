@@ -1,6 +1,7 @@
 #include "core/parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -41,6 +42,25 @@ void parallel_rows(int height, const std::function<void(int, int, int)>& body) {
   int y0, y1;
   band_range(0, y0, y1);
   body(0, y0, y1);
+  for (auto& t : threads) t.join();
+}
+
+void parallel_row_blocks(int height, const std::function<void(int, int)>& body) {
+  if (height <= 0) return;
+  const int workers = band_count(height);
+  if (workers == 1) {
+    body(0, height);
+    return;
+  }
+  const int block = std::max(1, height / (8 * workers));
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int y0; (y0 = next.fetch_add(block)) < height;) body(y0, std::min(height, y0 + block));
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(workers - 1);
+  for (int w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
   for (auto& t : threads) t.join();
 }
 

@@ -6,6 +6,7 @@
 namespace tonekit::cpu {
 
 using core::band_count;
+using core::parallel_row_blocks;
 using core::parallel_rows;
 using core::worker_count;
 

@@ -61,7 +61,7 @@ Status tone_map(const ImageView& in, const Params& params, const ImageView& out,
 
   const auto t1 = Clock::now();
   const core::ColourSettings colour = core::make_colour_settings(params);
-  parallel_rows(in.height, [&](int, int y0, int y1) {
+  parallel_row_blocks(in.height, [&](int y0, int y1) {
     Chunk chunk;
     for (int y = y0; y < y1; ++y) {
       const void* in_row = in.row<const void>(y);

@@ -295,10 +295,12 @@ bool read_exr_fast(const std::uint8_t* data, std::size_t size, PixelType type, i
   const bool fill_alpha = channels == 4 && !present[3];
   const Layout layout{raw, width, height, window.min.y, per_chunk, type, channels, fill_alpha, out, &failed};
   {
-    // As many tasks as the pool has threads (the pool starts empty: exr_reader.cpp gives it one
-    // thread per core; with none, addGlobalTask runs each task at once, here).
+    // Four tasks per pool thread (the pool starts empty: exr_reader.cpp gives it one thread per
+    // core; with none, addGlobalTask runs each task at once, here): the pool hands them out as
+    // threads free up, so a band of the picture that inflates slower does not leave a core idle
+    // (one task per thread: half of a 4K decode ran on one core of two).
     const int threads = std::max(1, IlmThread::ThreadPool::globalThreadPool().numThreads());
-    const int tasks = std::min(chunks, threads);
+    const int tasks = std::min(chunks, threads == 1 ? 1 : 4 * threads);
     IlmThread::TaskGroup group;  // its destructor waits for the tasks
     for (int t = 0; t < tasks; ++t)
       IlmThread::ThreadPool::addGlobalTask(new ChunkTask(&group, layout,

@@ -1,6 +1,7 @@
 #include "file_bytes.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -114,6 +115,54 @@ Result<FileBytes> read_file_bytes(const std::string& path) {
 
 Result<FileBytes> read_file_prefix(const std::string& path, std::size_t max_bytes) {
   return read_start(path, max_bytes);
+}
+
+InputBytes::InputBytes(InputBytes&& other) noexcept
+    : mapped_(other.mapped_), mapped_size_(other.mapped_size_), read_(std::move(other.read_)) {
+  other.mapped_ = nullptr;
+  other.mapped_size_ = 0;
+}
+
+InputBytes& InputBytes::operator=(InputBytes&& other) noexcept {
+  if (this != &other) {
+    if (mapped_ != nullptr) ::munmap(const_cast<std::uint8_t*>(mapped_), mapped_size_);
+    mapped_ = other.mapped_;
+    mapped_size_ = other.mapped_size_;
+    read_ = std::move(other.read_);
+    other.mapped_ = nullptr;
+    other.mapped_size_ = 0;
+  }
+  return *this;
+}
+
+InputBytes::~InputBytes() {
+  if (mapped_ != nullptr) ::munmap(const_cast<std::uint8_t*>(mapped_), mapped_size_);
+}
+
+Result<InputBytes> read_input_bytes(const std::string& path) {
+  constexpr std::uint64_t kMapFrom = std::uint64_t{1} << 20;
+  InputBytes input;
+  if (!path.empty()) {
+    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat info {};
+    if (fd.get() >= 0 && ::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode) &&
+        static_cast<std::uint64_t>(info.st_size) >= kMapFrom &&
+        static_cast<std::uint64_t>(info.st_size) <= std::numeric_limits<std::size_t>::max() / 2) {
+      const auto size = static_cast<std::size_t>(info.st_size);
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+      if (p != MAP_FAILED) {
+        input.mapped_ = static_cast<const std::uint8_t*>(p);
+        input.mapped_size_ = size;
+        return input;
+      }
+    }
+  }
+  // Small files, pipes, devices, and whatever the mapping refused: read, with read_file_bytes's
+  // checks and messages.
+  auto file = read_file_bytes(path);
+  if (!file.ok()) return file.status();
+  input.read_ = std::move(*file);
+  return input;
 }
 
 }  // namespace tonekit::io

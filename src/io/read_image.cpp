@@ -78,10 +78,10 @@ Result<Image> read_image(const std::string& path) {
         return image;
       }
     }
-    auto file = read_file_bytes(path);
+    auto file = read_input_bytes(path);
     if (!file.ok()) return file.status();
-    const std::uint8_t* data = file->bytes.data();
-    const std::size_t size = file->bytes.size();
+    const std::uint8_t* data = file->data();
+    const std::size_t size = file->size();
     Result<Image> image = Status();
     switch (detect_format(data, size)) {
       case FileFormat::exr: image = read_exr_memory(path, data, size); break;
@@ -110,9 +110,8 @@ Status read_half_rgba(const std::string& path, HalfImage& into) {
     } else if (detect_format(prefix->bytes.data(), prefix->bytes.size()) != FileFormat::exr) {
       status = unsupported(path + ": not an OpenEXR file");
     } else {
-      auto file = read_file_bytes(path);
-      status = file.ok() ? read_exr_half_memory(path, file->bytes.data(), file->bytes.size(), ReadLimits{}, into)
-                         : file.status();
+      auto file = read_input_bytes(path);
+      status = file.ok() ? read_exr_half_memory(path, file->data(), file->size(), ReadLimits{}, into) : file.status();
     }
   } catch (const std::bad_alloc&) {
     status = Status(StatusCode::out_of_memory, path + ": out of memory while reading");

@@ -28,7 +28,7 @@ std::unique_ptr<T[]> scratch(std::size_t n) {
 // operator's local data; then the global pipeline's colour and store stages.
 template <class FillLd>
 void map_rows(const ImageView& in, const core::ColourSettings& colour, const ImageView& out, FillLd&& fill_ld) {
-  parallel_rows(in.height, [&](int, int y0, int y1) {
+  parallel_row_blocks(in.height, [&](int y0, int y1) {
     Chunk chunk;
     for (int y = y0; y < y1; ++y) {
       const void* in_row = in.row<const void>(y);

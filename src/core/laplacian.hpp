@@ -3,7 +3,7 @@
 // in the fast form of Aubry, Paris, Hasinoff, Kautz and Durand, "Fast Local Laplacian Filters:
 // Theory and Applications", ACM TOG 2014 (K sampled intensity levels, linear interpolation).
 //
-// On l = ln(max(L_w, floor)) (floor = max(smallest positive, 1e-6 L_max)):
+// On l = ln(max(L_w, floor)) (floor = max(smallest positive, 1e-8 L_max)):
 //  - the Gaussian pyramid G_j of l (5-tap binomial [1 4 6 4 1] / 16, decimation by 2, clamped
 //    borders) to a top level of one pixel (at most kLlfMaxDepth levels);
 //  - K levels g_k = l_min + k step over [l_min, l_max]; for each, the remapped image r_k = r(l; g_k)
@@ -11,11 +11,17 @@
 //  - the output's Laplacian coefficient at (x, level j): with g = G_j(x) between g_k0 and g_k0+1
 //    (t its position), (1 - t) L_j^k0(x) + t L_j^k0+1(x), L_j^k = R_j^k - up(R_{j+1}^k) (R_0^k = r_k);
 //  - the top level O_J = a + beta (G_J - a) with a its mean; collapse O_j = coefficient + up(O_{j+1});
-//  - L_d = exp(O_0 - top), top halfway between the compressed peak a + beta (l_max - a) (which would
-//    map it to 1) and, when lower, a - ln 0.18 (which would map the mean log to Reinhard's key):
-//    a scene whose compressed range still exceeds the display's gets brighter mid-tones at the
-//    cost of its brightest highlights (measured on the synthetic scenes: mean TMQI 0.864 -> 0.884);
+//  - L_d = exp(O_0 - top), top = the compressed peak a + beta (l_max - a) (the peak maps to white),
 //    minus exposure ln 2.
+// beta (the frame's): `range`, or with `contrast` C > 0 the smaller of range and C / (l_max - ln
+// L_avg), Durand and Dorsey's (SIGGRAPH 2002) target contrast: the compressed span from the
+// log-average to the peak is C, so a scene that fits keeps its contrast (beta 1) and one that does
+// not is compressed just enough; ln L_avg is rounded to 1/256 stop so both backends' (nearly equal)
+// log-averages give one beta. Measured (looks_eval, docs/performance.md): the former fixed beta 0.35
+// with white halfway to the key's level put low-range scenes' means near code 180 and high-range
+// ones' near 55 (25 real images: mean TMQI 0.822, FSITM 0.795); C = 2.9 stops with white at the
+// peak and the floor at 1e-8 L_max (1e-6 floored half of a sunlit scene), alpha 0.85, sigma_r 1.5,
+// K 16: 0.875, 0.811 (reinhard-local 0.873, 0.811).
 // The remapping r(i; g) (Paris 2011 section 5): d = i - g; |d| < sigma_r: g + sign(d) sigma_r f(|d| /
 // sigma_r) with the detail curve f(t) = t^alpha (alpha < 1 adds detail; blended with t under a noise
 // level of 0.01 in ln units, as the paper smooths it); |d| >= sigma_r: g + sign(d) (sigma_r + beta
@@ -37,26 +43,27 @@ namespace tonekit::core {
 constexpr int kLlfTable = 256;     // intervals of the detail curve's table over t in [0, 1]
 constexpr int kLlfMaxK = 16;       // the registry's range of `levels` (scratch is sized for it)
 constexpr int kLlfMaxDepth = 15;   // pyramid levels above the image (32768 px sides)
-constexpr double kLlfFloorRatio = 1e-6;  // luminances under 1e-6 L_max share one level
+constexpr double kLlfFloorRatio = 1e-8;  // luminances under 1e-8 L_max share one level
 constexpr double kLlfNoise = 0.01;       // ln units: detail below this is not amplified (Paris 2011)
-constexpr double kLlfKeyLn = -1.7147984280919266;  // ln 0.18, Reinhard's key
 
 // The remapping function and the sampled levels' count, from the parameters alone (host-computed).
 struct LlfCurve {
   float table[kLlfTable + 1];  // sigma_r f(i / kLlfTable)
   float sigma = 1.0f;          // sigma_r
   float to_index = 256.0f;     // kLlfTable / sigma_r
-  float beta = 0.3f;
+  float beta = 0.3f;           // `range`: beta, or its upper bound with contrast_ln > 0
   int levels = 10;             // K
   float exposure_ln = 0.0f;    // exposure (stops) * ln 2
+  double contrast_ln = 0.0;    // `contrast` (stops) * ln 2: the target span from ln L_avg to the peak; 0: off
 };
 
-// The frame's constants: the log floor and the sampled levels, from the statistics; then `a` and
-// `top` from the top of the Gaussian pyramid (llf_finish_top).
+// The frame's constants: the log floor, the sampled levels and beta, from the statistics; then `a`
+// and `top` from the top of the Gaussian pyramid (llf_finish_top).
 struct LlfFrame {
   float floor_lum = 1.0f;  // L_w under it is taken as it
   float lmin = 0.0f, lmax = 0.0f;
   float step = 1.0f, inv_step = 1.0f;
+  float beta = 0.3f;       // the range compression this frame uses (the file's comment)
   float anchor = 0.0f;     // a: the mean of the top level
   double top = 0.0;        // O_0 - top is ln L_d
 };
@@ -73,7 +80,8 @@ TK_HD double llf_detail(double t, double alpha, double sigma) {
   return s * p + (1.0 - s) * t;
 }
 
-TK_HD LlfCurve make_llf_curve(double alpha, double beta, double sigma, int levels, double exposure_stops) {
+TK_HD LlfCurve make_llf_curve(double alpha, double beta, double sigma, int levels, double exposure_stops,
+                              double contrast_stops = 0.0) {
   LlfCurve c;
   for (int i = 0; i <= kLlfTable; ++i)
     c.table[i] = static_cast<float>(sigma * llf_detail(static_cast<double>(i) / kLlfTable, alpha, sigma));
@@ -82,6 +90,7 @@ TK_HD LlfCurve make_llf_curve(double alpha, double beta, double sigma, int level
   c.beta = static_cast<float>(beta);
   c.levels = levels < 2 ? 2 : (levels > kLlfMaxK ? kLlfMaxK : levels);
   c.exposure_ln = static_cast<float>(exposure_stops * 0.69314718055994531);
+  c.contrast_ln = contrast_stops > 0.0 ? contrast_stops * 0.69314718055994531 : 0.0;
   return c;
 }
 
@@ -103,8 +112,13 @@ TK_HD float llf_remap_with(float i, float g, const float* table, float sigma, fl
   }
   return d < 0.0f ? g - m : g + m;
 }
+// With the curve's beta (`range`: the frame's when contrast is off).
 TK_HD float llf_remap(float i, float g, const LlfCurve& c) {
   return llf_remap_with(i, g, c.table, c.sigma, c.to_index, c.beta);
+}
+// With the frame's beta: what the operator runs.
+TK_HD float llf_remap(float i, float g, const LlfCurve& c, const LlfFrame& f) {
+  return llf_remap_with(i, g, c.table, c.sigma, c.to_index, f.beta);
 }
 
 // The sampled level g_k.
@@ -129,9 +143,10 @@ TK_HD float llf_log(float lw, float floor_lum) {
   return static_cast<float>(log(static_cast<double>(lw > floor_lum ? lw : floor_lum)));
 }
 
-// The frame's log range and levels from its statistics (L_max and the smallest positive L: exact
-// on both backends).
-TK_HD LlfFrame make_llf_frame(double max_luminance, double min_positive, int levels) {
+// The frame's log range, levels and beta from its statistics (L_max and the smallest positive L:
+// exact on both backends; the log-average: the file's comment).
+TK_HD LlfFrame make_llf_frame(double max_luminance, double min_positive, double log_average, const LlfCurve& c) {
+  const int levels = c.levels;
   LlfFrame f;
   double floor_lum = max_luminance * kLlfFloorRatio;
   if (min_positive > floor_lum) floor_lum = min_positive;
@@ -145,6 +160,13 @@ TK_HD LlfFrame make_llf_frame(double max_luminance, double min_positive, int lev
   if (!(step > 0.0)) step = 1.0;
   f.step = static_cast<float>(step);
   f.inv_step = static_cast<float>(1.0 / step);
+  double beta = c.beta;
+  if (c.contrast_ln > 0.0 && log_average > 0.0) {
+    const double lavg = floor(log2(log_average) * 256.0 + 0.5) / 256.0 * 0.69314718055994531;
+    const double span = static_cast<double>(f.lmax) - lavg;
+    if (span > 0.0 && c.contrast_ln < beta * span) beta = c.contrast_ln / span;
+  }
+  f.beta = static_cast<float>(beta);
   return f;
 }
 
@@ -153,13 +175,12 @@ TK_HD void llf_finish_top(LlfFrame& f, const float* g_top, int n, const LlfCurve
   double sum = 0.0;
   for (int i = 0; i < n; ++i) sum += g_top[i];
   f.anchor = static_cast<float>(n > 0 ? sum / n : 0.0);
-  const double peak = static_cast<double>(f.anchor) + static_cast<double>(c.beta) * (static_cast<double>(f.lmax) - f.anchor);
-  const double key = static_cast<double>(f.anchor) - kLlfKeyLn;
-  f.top = 0.5 * (peak + (peak < key ? peak : key)) - static_cast<double>(c.exposure_ln);
+  const double peak = static_cast<double>(f.anchor) + static_cast<double>(f.beta) * (static_cast<double>(f.lmax) - f.anchor);
+  f.top = peak - static_cast<double>(c.exposure_ln);
 }
 
 // The top level of the output: a + beta (G_J - a).
-TK_HD float llf_top_value(float g, const LlfFrame& f, const LlfCurve& c) { return f.anchor + c.beta * (g - f.anchor); }
+TK_HD float llf_top_value(float g, const LlfFrame& f) { return f.anchor + f.beta * (g - f.anchor); }
 
 // L_d from the collapsed output.
 TK_HD float llf_display(float o, const LlfFrame& f) { return static_cast<float>(exp(static_cast<double>(o) - f.top)); }

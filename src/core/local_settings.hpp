@@ -144,10 +144,11 @@ struct LocalParams {
   double ld_max = 100.0;  // ld_max
   double exposure = 1.0;  // exposure (drago-local: a multiplier; local-laplacian: stops)
   // local-laplacian (core/laplacian.hpp)
-  double detail = 0.8;    // detail (alpha)
-  double range = 0.35;    // range (beta)
-  double sigma = 1.0;     // sigma (sigma_r)
-  int levels = 10;        // levels (K)
+  double detail = 0.85;   // detail (alpha)
+  double range = 1.0;     // range (beta, or its upper bound with contrast > 0)
+  double contrast = 2.9;  // contrast (stops from the log-average to the peak after compression; 0: off)
+  double sigma = 1.5;     // sigma (sigma_r)
+  int levels = 16;        // levels (K)
   // exposure-fusion (core/fusion.hpp)
   FusionParams fusion;    // exposures, contrast, chroma (saturation weight), exposedness, sigma
 };
@@ -263,6 +264,7 @@ inline LocalParams local_params_from(const Params& p) {
   } else if (lp.kind == LocalKind::local_laplacian) {
     lp.detail = p.get("detail");
     lp.range = p.get("range");
+    lp.contrast = p.get("contrast");
     lp.sigma = p.get("sigma");
     lp.levels = static_cast<int>(p.get("levels"));
     lp.exposure = p.get("exposure");
@@ -278,7 +280,7 @@ inline LocalParams local_params_from(const Params& p) {
 
 // local-laplacian's remapping function and level count from its parameters.
 inline LlfCurve llf_curve_from(const LocalParams& p) {
-  return make_llf_curve(p.detail, p.range, p.sigma, p.levels, p.exposure);
+  return make_llf_curve(p.detail, p.range, p.sigma, p.levels, p.exposure, p.contrast);
 }
 
 inline LocalSettings make_local_settings(const Params& p, const FrameStats& f) {

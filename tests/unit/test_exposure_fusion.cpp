@@ -114,15 +114,16 @@ std::vector<float> cpu_fusion(const Scene& s, const core::FusionFrame& f) {
 
 }  // namespace
 
-// The exposures: geometric from the peak at 0.7 (encoded) to the log-average at 2 (1/256 stop), a_i = E_i^(1/2.2).
+// The exposures: geometric from the peak at 0.7 (encoded) to the log-average at 0.5 (1/256 stop), a_i = E_i^(1/2.2).
 TEST(ExposureFusionMaths, ExposuresFromStatistics) {
   core::FusionParams p;
   p.exposures = 3;
   const core::FusionFrame f = core::make_fusion_frame(p, 1000.0, 0.5);
   EXPECT_EQ(f.n, 3);
   EXPECT_NEAR(f.a[0] * std::pow(1000.0, 1 / 2.2), 0.7, 1e-6);
-  EXPECT_NEAR(std::pow(f.a[2], 2.2), 2.0 / 0.5, 1e-5);
-  EXPECT_NEAR(std::pow(f.a[1], 2.2), std::sqrt(4.0 * std::pow(0.7, 2.2) / 1000.0), 1e-6);
+  EXPECT_NEAR(std::pow(f.a[2], 2.2), 0.5 / 0.5, 1e-5);
+  EXPECT_NEAR(std::pow(f.a[1], 2.2), std::sqrt(1.0 * std::pow(0.7, 2.2) / 1000.0), 1e-6);
+  EXPECT_EQ(core::make_fusion_frame(core::FusionParams{}, 1000.0, 0.5).n, 7) << "the default N";
   const core::FusionFrame flat = core::make_fusion_frame(p, 1.0, 1.0);  // shadows' exposure above the peak's: kept
   EXPECT_GE(flat.a[2], flat.a[0]);
   EXPECT_EQ(core::fusion_value(2.0f, 1.0f), 1.0f);

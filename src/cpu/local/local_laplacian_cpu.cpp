@@ -17,10 +17,10 @@
 
 namespace tonekit::cpu::local {
 core::LlfFrame local_laplacian_output(const float* lw, int w, int h, const core::LlfCurve& c, double max_luminance,
-                                      double min_positive, float* out) {
+                                      double min_positive, float* out, double log_average) {
   const int K = c.levels;
   const std::size_t n = static_cast<std::size_t>(w) * h;
-  core::LlfFrame f = core::make_llf_frame(max_luminance, min_positive, K);
+  core::LlfFrame f = core::make_llf_frame(max_luminance, min_positive, log_average, c);
   const core::LlfGeometry geo = core::llf_geometry(w, h, K + 1);
   const core::LlfGeometry og = core::llf_geometry(w, h, 1);
   const int J = geo.depth;
@@ -39,7 +39,7 @@ core::LlfFrame local_laplacian_output(const float* lw, int w, int h, const core:
         decimate_rows(l.get(), w, h, dst, tmp.data(), [](float v) { return v; });
       } else {
         const float g = core::llf_level(f, k);
-        decimate_rows(l.get(), w, h, dst, tmp.data(), [&](float v) { return core::llf_remap(v, g, c); });
+        decimate_rows(l.get(), w, h, dst, tmp.data(), [&](float v) { return core::llf_remap(v, g, c, f); });
       }
       for (int j = 2; j <= J; ++j)
         decimate_rows(pyr.data() + geo.at(j - 1, k), geo.w[j - 1], geo.h[j - 1], pyr.data() + geo.at(j, k), tmp.data(),
@@ -50,7 +50,7 @@ core::LlfFrame local_laplacian_output(const float* lw, int w, int h, const core:
   const float* g_top = J >= 1 ? pyr.data() + geo.at(J, K) : l.get();
   core::llf_finish_top(f, g_top, static_cast<int>(geo.size(J)), c);
   float* o_top = J >= 1 ? opyr.data() + og.at(J, 0) : out;
-  for (std::size_t i = 0; i < geo.size(J); ++i) o_top[i] = core::llf_top_value(g_top[i], f, c);
+  for (std::size_t i = 0; i < geo.size(J); ++i) o_top[i] = core::llf_top_value(g_top[i], f);
   // Collapse from J - 1 to 0: the blended coefficient + up(O_{j+1}).
   collapse_rows(geo, og, opyr.data(), out, [&](int j, int x, int y, std::size_t i) {
     const int wc = geo.w[j + 1], hc = geo.h[j + 1];
@@ -61,7 +61,7 @@ core::LlfFrame local_laplacian_output(const float* lw, int w, int h, const core:
     for (int e = 0; e < 2; ++e) {
       const int k = k0 + e;
       const float* rc = pyr.data() + geo.at(j + 1, k);
-      const float rj = j == 0 ? core::llf_remap(g, core::llf_level(f, k), c) : pyr[geo.at(j, k) + i];
+      const float rj = j == 0 ? core::llf_remap(g, core::llf_level(f, k), c, f) : pyr[geo.at(j, k) + i];
       const float up = core::llf_up_at([&](int xx, int yy) { return rc[static_cast<std::size_t>(yy) * wc + xx]; }, wc, hc, x, y);
       coef[e] = rj - up;
     }
@@ -82,7 +82,8 @@ FrameStats local_laplacian_map(const ImageView& in, const Params& params, const 
   const FrameStats used = hook && *hook ? (*hook)(stats) : stats;
   const core::LlfCurve curve = core::llf_curve_from(core::local_params_from(params));
   const core::LlfFrame f =
-      local_laplacian_output(lw.get(), w, h, curve, used.max_luminance, used.min_positive_luminance, o.get());
+      local_laplacian_output(lw.get(), w, h, curve, used.max_luminance, used.min_positive_luminance, o.get(),
+                             used.log_average);
   map_rows(in, c, out, [&](int y, int x0, int n, Chunk& chunk) {
     const float* v = o.get() + static_cast<std::size_t>(y) * w + x0;
     for (int i = 0; i < n; ++i) chunk.ld[i] = core::llf_display(v[i], f);

@@ -44,9 +44,10 @@ void reinhard_sat_response(const float* lum, const double* table, int w, int h, 
 // Qian 2013's pixel-centred n x n mean of a plane (running sums; borders copy the nearest interior
 // value); n is clipped per axis to the largest odd size that fits.
 // local-laplacian's collapsed output O_0 (ln units; L_d = core::llf_display(O_0, frame)) of a
-// plane of sanitised L_w (w x h, packed), with the frame constants it used. Exposed for the tests.
+// plane of sanitised L_w (w x h, packed), with the frame constants it used; the log-average is
+// read only with c.contrast_ln > 0 (the frame's beta). Exposed for the tests.
 core::LlfFrame local_laplacian_output(const float* lw, int w, int h, const core::LlfCurve& c, double max_luminance,
-                                      double min_positive, float* out);
+                                      double min_positive, float* out, double log_average = 0.0);
 // exposure-fusion's steps (exposed for the tests): the N normalised weight planes (e * w * h + i)
 // from p = L_w^(1/2.2) and the channels' q (3 planes, r g b), then the blended display value F.
 void exposure_fusion_weights(const float* p, const float* q, int w, int h, const core::FusionFrame& f, float* weights);

@@ -18,8 +18,8 @@ namespace {
 constexpr int kTx = 32, kTy = 8;                    // outputs per block
 constexpr int kInX = 2 * kTx + 3, kInY = 2 * kTy + 3;  // the inputs they read (5 taps, stride 2)
 
-__global__ void llf_frame_kernel(const FrameStats* stats, int levels, core::LlfFrame* out) {
-  *out = core::make_llf_frame(stats->max_luminance, stats->min_positive_luminance, levels);
+__global__ void llf_frame_kernel(const FrameStats* stats, const core::LlfCurve c, core::LlfFrame* out) {
+  *out = core::make_llf_frame(stats->max_luminance, stats->min_positive_luminance, stats->log_average, c);
 }
 
 __global__ void llf_log_kernel(float* plane, std::size_t n, const core::LlfFrame* frame) {
@@ -50,6 +50,7 @@ __global__ void __launch_bounds__(kTx* kTy) llf_down_kernel(const float* __restr
     for (int i = t; i <= core::kLlfTable; i += kTx * kTy) table[i] = c.table[i];
   const bool remap = mode == DownSource::llf_level1 && z < c.levels;
   const float g = remap ? core::llf_level(*frame, z) : 0.0f;
+  const float beta = remap ? frame->beta : 0.0f;
   const bool expose = mode == DownSource::fusion_level1 && z < fusion->n;
   const float a = expose ? fusion->a[z] : 0.0f;
   std::size_t plane = 0;
@@ -62,7 +63,7 @@ __global__ void __launch_bounds__(kTx* kTy) llf_down_kernel(const float* __restr
   for (int i = t; i < kInX * kInY; i += kTx * kTy) {
     const int lx = i % kInX, ly = i / kInX;
     const float v = s[static_cast<std::size_t>(core::llf_clamp(iy0 + ly, sh)) * sw + core::llf_clamp(ix0 + lx, sw)];
-    in[ly][lx] = remap ? core::llf_remap_with(v, g, table, c.sigma, c.to_index, c.beta) : (expose ? core::fusion_value(v, a) : v);
+    in[ly][lx] = remap ? core::llf_remap_with(v, g, table, c.sigma, c.to_index, beta) : (expose ? core::fusion_value(v, a) : v);
   }
   __syncthreads();
   // Horizontal taps: in[ly][lx] holds source column clamp(ix0 + lx) of row clamp(iy0 + ly), so
@@ -80,12 +81,12 @@ __global__ void __launch_bounds__(kTx* kTy) llf_down_kernel(const float* __restr
       hs[ly][threadIdx.x], hs[ly + 1][threadIdx.x], hs[ly + 2][threadIdx.x], hs[ly + 3][threadIdx.x], hs[ly + 4][threadIdx.x]);
 }
 
-// The top: a, top (one thread, the CPU's order) and O_J = a + beta (G_J - a).
+// The top: a, top (one thread, the CPU's order) and O_J = a + beta (G_J - a) (the frame's beta).
 __global__ void llf_top_kernel(const float* g_top, int n, const core::LlfCurve c, core::LlfFrame* frame, float* o_top) {
   core::LlfFrame f = *frame;
   core::llf_finish_top(f, g_top, n, c);
   *frame = f;
-  for (int i = 0; i < n; ++i) o_top[i] = core::llf_top_value(g_top[i], f, c);
+  for (int i = 0; i < n; ++i) o_top[i] = core::llf_top_value(g_top[i], f);
 }
 
 // Level j: O_j = blend of the two levels' coefficients + up(O_{j+1}). Level 0 remaps the log plane
@@ -108,7 +109,7 @@ __global__ void __launch_bounds__(kTx* kTy) llf_collapse_kernel(LlfCollapseArgs 
   for (int e = 0; e < 2; ++e) {
     const int k = k0 + e;
     const float* rc = a.rc + static_cast<std::size_t>(k) * a.rc_plane;
-    const float rj = a.level0 ? core::llf_remap_with(g, core::llf_level(f, k), table, c.sigma, c.to_index, c.beta)
+    const float rj = a.level0 ? core::llf_remap_with(g, core::llf_level(f, k), table, c.sigma, c.to_index, f.beta)
                               : a.rj[static_cast<std::size_t>(k) * a.rj_plane + i];
     const float up = core::llf_up_at([&](int xx, int yy) { return __ldg(rc + static_cast<std::size_t>(yy) * a.cw + xx); },
                                      a.cw, a.ch, x, y);
@@ -228,7 +229,7 @@ Status launch_local_laplacian(float* plane, int w, int h, const FrameStats* stat
   const int J = geo.depth;
   if (geo.total() > sc.pyramid_floats || og.total() > sc.output_floats)
     return invalid_argument("local-laplacian: pyramid scratch smaller than the frame needs");
-  llf_frame_kernel<<<1, 1, 0, s>>>(stats, K, sc.frame);
+  llf_frame_kernel<<<1, 1, 0, s>>>(stats, c, sc.frame);
   TK_CUDA_CHECK_LAUNCH("llf_frame_kernel");
   const std::size_t n = static_cast<std::size_t>(w) * h;
   llf_log_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(plane, n, sc.frame);

@@ -66,6 +66,13 @@ Result<QualityReport> assess(const Image& hdr, const OutputImage& ldr);
 // tests/gpu/test_gpu_quality.cpp's tolerances of the CPU's.
 Result<QualityReport> assess(const Image& hdr, const OutputImage& ldr, Backend backend, Backend* ran_on = nullptr);
 
+// Halos (`tonekit compare`'s rev %): the percentage of neighbour pairs within 8 pixels of a strong
+// HDR edge (a factor 4 between neighbours) whose output contrast has the opposite sign to the HDR's
+// (both at least a factor 1.05 and 2 codes). The HDR's contrast is the difference of
+// ln(L + 1e-6 L_max), the output's that of the mean 8-bit code of its colour channels. -1 when
+// the pair cannot be compared (not 8-bit, sizes differ, fewer than 3 channels).
+double gradient_reversals(const Image& hdr, const OutputImage& ldr);
+
 // FSITM of one channel: the fraction of pixels whose locally weighted mean phase angle has the
 // same sign in the HDR and the LDR channel. Planes are row-major, `hdr` linear, `ldr` 0..255.
 Result<double> fsitm_channel(const double* hdr, const double* ldr, int width, int height);

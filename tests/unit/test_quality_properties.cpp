@@ -154,3 +154,31 @@ TEST(QualityProperties, BadHdrPixelsFollowTheSanitisePolicy) {
   EXPECT_EQ(dirty->colour.delta_e2000_mean, expected->colour.delta_e2000_mean);
   EXPECT_TRUE(std::isfinite(dirty->tmqi.q));
 }
+
+// Halos (gradient_reversals): a hard-edged checker shown with the same sign of contrast has no
+// reversals; shown with its contrast inverted, every compared pair near an edge is reversed; pairs
+// that cannot be compared give -1.
+TEST(QualityProperties, GradientReversalsCountInvertedContrastNearEdges) {
+  const int w = 64, h = 48;
+  Image hdr(w, h, 3);
+  OutputImage same, inverted;
+  same.allocate(w, h, 3, PixelType::u8);
+  inverted.allocate(w, h, 3, PixelType::u8);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const bool bright = ((x / 16) + (y / 16)) % 2 == 0;
+      const std::size_t i = (static_cast<std::size_t>(y) * w + x) * 3;
+      for (int c = 0; c < 3; ++c) {
+        hdr.pixels[i + c] = bright ? 100.0f : 0.01f;
+        same.bytes[i + c] = bright ? 230 : 20;
+        inverted.bytes[i + c] = bright ? 20 : 230;
+      }
+    }
+  EXPECT_EQ(quality::gradient_reversals(hdr, same), 0.0);
+  const double flipped = quality::gradient_reversals(hdr, inverted);
+  EXPECT_GT(flipped, 0.0);
+  EXPECT_LE(flipped, 100.0);
+  OutputImage wrong_size;
+  wrong_size.allocate(w - 1, h, 3, PixelType::u8);
+  EXPECT_EQ(quality::gradient_reversals(hdr, wrong_size), -1.0);
+}

@@ -150,6 +150,106 @@ TEST(ExposureFusionReference, MatchesDirectDoubleImplementation) {
     }
 }
 
+// The operator's row loops (exposure_fusion_cpu.cpp) against the kernels' per-pixel definitions
+// (core::fusion_pixel_weights, llf_down_at, llf_up_at; 2N pyramids, the coefficients summed per
+// pixel over the exposures, as cuda/local/ does): the weights equal but where the double exp of
+// libm and of the row loop round to different floats (at most 1 in 10^5, 1e-6 relative); given
+// the same weights the blended output equal float for float; the powers as core's.
+TEST(ExposureFusionReference, RowLoopsAreThePerPixelDefinitions) {
+  const int sizes[][2] = {{1, 1}, {2, 3}, {5, 1}, {1, 6}, {17, 11}, {64, 37}, {257, 130}};
+  const core::FusionParams cases[] = {{}, {8, 2.0, 0.0, 2.0, 0.05}, {2, 0.0, 2.0, 0.0, 1.0}};
+  for (const auto& sz : sizes)
+    for (const core::FusionParams& fp : cases) {
+      const int w = sz[0], h = sz[1];
+      const Scene s = make_scene(w, h, 29u + w * h);
+      const std::size_t n = s.lw.size();
+      std::vector<float> p(n), q(3 * n);
+      for (std::size_t i = 0; i < n; ++i) {
+        p[i] = core::fusion_encode(s.lw[i]);
+        q[i] = core::fusion_encode(s.r[i]);
+        q[n + i] = core::fusion_encode(s.g[i]);
+        q[2 * n + i] = core::fusion_encode(s.b[i]);
+      }
+      const float mx = *std::max_element(s.lw.begin(), s.lw.end());
+      const core::FusionFrame f = core::make_fusion_frame(fp, mx, 0.3);
+      // Weights.
+      std::vector<float> rows(f.n * n, std::nanf("")), pixels(f.n * n);
+      cpu::local::exposure_fusion_weights(p.data(), q.data(), w, h, f, rows.data());
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) core::fusion_pixel_weights(p.data(), q.data(), w, h, x, y, f, pixels.data());
+      std::size_t unequal = 0;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        ASSERT_NEAR(rows[i], pixels[i], 1e-6 * std::fabs(pixels[i]) + 1e-30) << w << "x" << h << " at " << i;
+        unequal += rows[i] != pixels[i];
+      }
+      EXPECT_LE(unequal, rows.size() / 100000) << w << "x" << h;
+      // The blend, from the same weights: the kernels' order of operations per pixel.
+      const core::LlfGeometry geo = core::llf_geometry(w, h, 2 * f.n), og = core::llf_geometry(w, h, 1);
+      const int J = geo.depth, N = f.n;
+      std::vector<float> pyr(geo.total()), opyr(og.total());
+      for (int k = 0; k < 2 * N; ++k)
+        for (int j = 1; j <= J; ++j) {
+          const int wp = geo.w[j - 1], hp = geo.h[j - 1];
+          auto at = [&](int xx, int yy) {
+            const std::size_t i = static_cast<std::size_t>(yy) * wp + xx;
+            if (j > 1) return pyr[geo.at(j - 1, k) + i];
+            return k < N ? core::fusion_value(p[i], f.a[k]) : pixels[(k - N) * n + i];
+          };
+          for (int y = 0; y < geo.h[j]; ++y)
+            for (int x = 0; x < geo.w[j]; ++x)
+              pyr[geo.at(j, k) + static_cast<std::size_t>(y) * geo.w[j] + x] = core::llf_down_at(at, wp, hp, x, y);
+        }
+      auto value = [&](int j, int e, std::size_t i) { return j == 0 ? core::fusion_value(p[i], f.a[e]) : pyr[geo.at(j, e) + i]; };
+      auto weight = [&](int j, int e, std::size_t i) { return j == 0 ? pixels[e * n + i] : pyr[geo.at(j, N + e) + i]; };
+      std::vector<float> want(n);
+      float* top = J >= 1 ? opyr.data() + og.at(J, 0) : want.data();
+      for (std::size_t i = 0; i < geo.size(J); ++i) {
+        float acc = 0.0f;
+        for (int e = 0; e < N; ++e) acc = acc + weight(J, e, i) * value(J, e, i);
+        top[i] = acc;
+      }
+      for (int j = J - 1; j >= 0; --j) {
+        const int wc = geo.w[j + 1], hc = geo.h[j + 1];
+        const float* oc = opyr.data() + og.at(j + 1, 0);
+        float* oj = j == 0 ? want.data() : opyr.data() + og.at(j, 0);
+        for (int y = 0; y < geo.h[j]; ++y)
+          for (int x = 0; x < geo.w[j]; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * geo.w[j] + x;
+            float acc = 0.0f;
+            for (int e = 0; e < N; ++e) {
+              const float* vc = pyr.data() + geo.at(j + 1, e);
+              const float up = core::llf_up_at([&](int xx, int yy) { return vc[static_cast<std::size_t>(yy) * wc + xx]; }, wc, hc, x, y);
+              acc = acc + weight(j, e, i) * (value(j, e, i) - up);
+            }
+            oj[i] = acc + core::llf_up_at([&](int xx, int yy) { return oc[static_cast<std::size_t>(yy) * wc + xx]; }, wc, hc, x, y);
+          }
+      }
+      std::vector<float> got(n, std::nanf(""));
+      cpu::local::exposure_fusion_output(p.data(), pixels.data(), w, h, f, got.data());
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << w << "x" << h << " N " << N << " at " << i;
+    }
+  // The powers: x^(1/2.2) and clamp(o)^2.2 as core's (libm's pow in double, rounded once).
+  std::mt19937 rng(5);
+  std::vector<float> x(200000), enc(x.size()), disp(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = i < 8 ? std::vector<float>{0.0f, -1.0f, 1.0f, 1e-30f, 1e-40f, 65504.0f, 3e38f, 0.5f}[i]
+                 : std::exp2(std::uniform_real_distribution<float>(-40.0f, 40.0f)(rng));
+  cpu::local::exposure_fusion_encode(x.data(), x.size(), enc.data());
+  std::size_t enc_unequal = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) enc_unequal += enc[i] != core::fusion_encode(x[i]);
+  EXPECT_LE(enc_unequal, x.size() / 100000) << "encode";
+  EXPECT_EQ(enc[0], 0.0f);
+  EXPECT_EQ(enc[1], 0.0f);
+  EXPECT_EQ(enc[2], 1.0f);
+  for (float& v : x) v = v > 2.0f ? std::fmod(v, 1.3f) - 0.1f : v;  // display's inputs: around [0, 1]
+  cpu::local::exposure_fusion_display(x.data(), x.size(), disp.data());
+  std::size_t unequal = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) unequal += disp[i] != core::fusion_display(x[i]);
+  EXPECT_LE(unequal, x.size() / 100000) << "display";
+  EXPECT_EQ(disp[2], 1.0f) << "white stays white";
+  EXPECT_EQ(disp[0], 0.0f);
+}
+
 // A flat grey frame: every exposure flat, the blend is the weighted mean, the output flat.
 TEST(ExposureFusionOperator, FlatFrameStaysFlat) {
   Image img(23, 17, 3);

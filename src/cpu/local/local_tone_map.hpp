@@ -52,6 +52,11 @@ core::LlfFrame local_laplacian_output(const float* lw, int w, int h, const core:
 // from p = L_w^(1/2.2) and the channels' q (3 planes, r g b), then the blended display value F.
 void exposure_fusion_weights(const float* p, const float* q, int w, int h, const core::FusionFrame& f, float* weights);
 void exposure_fusion_output(const float* p, const float* weights, int w, int h, const core::FusionFrame& f, float* out);
+// core::fusion_encode (x^(1/2.2)) and core::fusion_display (clamped o^2.2) over n values, as the
+// operator takes them (their powers in double without libm: equal but for values within ~1e-15 of
+// a float's rounding boundary).
+void exposure_fusion_encode(const float* x, std::size_t n, float* out);
+void exposure_fusion_display(const float* o, std::size_t n, float* ld);
 void pixel_centred_mean(const float* plane, int w, int h, int window, float* mean);
 
 }  // namespace tonekit::cpu::local

@@ -376,18 +376,20 @@ int run_video_command(const VideoOptions& o) {
   Status failure;
   long long submitted = 0;
   for (AVFrame* frame = *first; frame;) {
-    if (peak->per_scene)
-      if (std::optional<double> scene = hdr10plus_scene_peak(*frame)) {
-        const double p = std::clamp(*scene, 1.0, 10000.0);
-        hdr10plus_min = hdr10plus_frames == 0 ? p : std::min(hdr10plus_min, p);
-        hdr10plus_max = hdr10plus_frames == 0 ? p : std::max(hdr10plus_max, p);
-        ++hdr10plus_frames;
-        if (p != current_peak) {
-          if (failure = mapped_params.set("source_peak", p); !failure.ok()) break;
-          if (failure = (*mapper)->set_params(mapped_params); !failure.ok()) break;
-          current_peak = p;
-        }
-      }
+    // HDR10+ is counted for --summary whatever the peak; under --peak metadata a frame with it is
+    // mapped with its scene's peak and a frame without it with the static one (MaxCLL, ...).
+    std::optional<double> scene = hdr10plus_scene_peak(*frame);
+    if (scene) {
+      *scene = std::clamp(*scene, 1.0, 10000.0);
+      hdr10plus_min = hdr10plus_frames == 0 ? *scene : std::min(hdr10plus_min, *scene);
+      hdr10plus_max = hdr10plus_frames == 0 ? *scene : std::max(hdr10plus_max, *scene);
+      ++hdr10plus_frames;
+    }
+    if (const double p = scene ? *scene : peak->cd; peak->per_scene && p != current_peak) {
+      if (failure = mapped_params.set("source_peak", p); !failure.ok()) break;
+      if (failure = (*mapper)->set_params(mapped_params); !failure.ok()) break;
+      current_peak = p;
+    }
     InFlight f;
     if (!spare.empty()) {
       f = std::move(spare.back());
@@ -438,15 +440,18 @@ int run_video_command(const VideoOptions& o) {
     std::fprintf(stderr, "tonekit: mastering display: %s; content light: %s\n", meta.describe_mastering().c_str(),
                  meta.describe_light().c_str());
     if (hdr10plus_frames > 0)
-      std::fprintf(stderr, "tonekit: HDR10+: used on %lld frames, scene peaks %g-%g cd/m^2 (maxscl)\n", hdr10plus_frames,
-                   hdr10plus_min, hdr10plus_max);
+      std::fprintf(stderr, "tonekit: HDR10+: %s on %lld frames, scene peaks %g-%g cd/m^2 (maxscl)%s\n",
+                   peak->per_scene ? "used" : "present", hdr10plus_frames, hdr10plus_min, hdr10plus_max,
+                   peak->per_scene ? "" : ", not used (the source peak below overrides it)");
     else
       std::fprintf(stderr, "tonekit: HDR10+: none\n");
+    const char* per_scene = peak->per_scene && hdr10plus_frames > 0 ? ", per scene from HDR10+ where present" : "";
     if (peak->cd > 0)
       std::fprintf(stderr, "tonekit: operator %s, source peak %g cd/m^2 (%s)%s\n", params->op().id, peak->cd,
-                   peak->origin.c_str(), hdr10plus_frames > 0 ? ", per scene from HDR10+ where present" : "");
+                   peak->origin.c_str(), per_scene);
     else
-      std::fprintf(stderr, "tonekit: operator %s, source peak %s\n", params->op().id, peak->origin.c_str());
+      std::fprintf(stderr, "tonekit: operator %s, source peak %s%s\n", params->op().id, peak->origin.c_str(),
+                   per_scene);
     std::fprintf(stderr, "tonekit: output %s: %s, BT.709 %s, range %s; backend %s; %lld frames in %.3f s (%.1f fps)\n",
                  o.output.c_str(), output->encoder_name(), o.output_transfer.c_str(), o.range.c_str(),
                  (*mapper)->backend_label(), frames, seconds, seconds > 0 ? frames / seconds : 0.0);

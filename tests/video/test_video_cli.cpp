@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "unit/cli_runner.hpp"
-#include "video/video_clip.hpp"
+#include "video/video_suite.hpp"
 
 namespace fs = std::filesystem;
 using tonekit::test::CliResult;
@@ -32,26 +32,12 @@ using namespace tonekit::test;
 
 constexpr int kFrames = 12;
 
-class VideoCli : public ::testing::Test {
+class VideoCli : public VideoSuite<VideoCli> {
  protected:
   static void SetUpTestSuite() {
-    skip_ = video_verb_missing(TONEKIT_CLI);
-    if (!skip_.empty()) return;
-    dir_ = new fs::path(fs::temp_directory_path() / ("tonekit_video_" + std::to_string(::getpid())));
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
-    skip_ = make_hdr10_clip(*dir_);
+    if (open_suite("tonekit_video")) skip_ = make_hdr10_clip(dir());
   }
-  static void TearDownTestSuite() {
-    if (dir_) fs::remove_all(*dir_);
-    delete dir_;
-    dir_ = nullptr;
-  }
-  void SetUp() override {
-    if (!skip_.empty()) GTEST_SKIP() << skip_;
-  }
-  static fs::path dir() { return *dir_; }
-  static fs::path input() { return *dir_ / "hdr10.mkv"; }
+  static fs::path input() { return dir() / "hdr10.mkv"; }
   // The input cut to `fraction` of its bytes, or with one video packet's first NAL length
   // overwritten (the decoder refuses that packet: "Invalid NAL unit size").
   static fs::path truncated(double fraction) {
@@ -74,8 +60,6 @@ class VideoCli : public ::testing::Test {
     spit(p, b);
     return p;
   }
-  static inline std::string skip_;
-  static inline fs::path* dir_ = nullptr;
 };
 
 TEST_F(VideoCli, Hdr10MkvToMp4KeepsFramesAudioChaptersAndTagsBt709Limited) {
@@ -85,9 +69,7 @@ TEST_F(VideoCli, Hdr10MkvToMp4KeepsFramesAudioChaptersAndTagsBt709Limited) {
   const fs::path out = dir() / "sdr.mp4";
   EXPECT_EQ(decoded_frames(out), kFrames);
   EXPECT_EQ(probe(out, "stream=codec_name"), "h264");
-  EXPECT_EQ(probe(out, "stream=color_primaries"), "bt709");
-  EXPECT_EQ(probe(out, "stream=color_transfer"), "bt709");
-  EXPECT_EQ(probe(out, "stream=color_space"), "bt709");
+  EXPECT_EQ(colour_tags(out), "bt709/bt709/bt709");
   EXPECT_EQ(probe(out, "stream=color_range"), "tv");
   EXPECT_EQ(probe(out, "stream=pix_fmt"), "yuv420p");
   EXPECT_EQ(probe(out, "stream=codec_name", "a:0"), "flac") << "the audio is copied";

@@ -377,7 +377,8 @@ int run_video_command(const VideoOptions& o) {
   long long submitted = 0;
   for (AVFrame* frame = *first; frame;) {
     // HDR10+ is counted for --summary whatever the peak; under --peak metadata a frame with it is
-    // mapped with its scene's peak and a frame without it with the static one (MaxCLL, ...).
+    // mapped with its scene's peak and a frame without it with the static one (MaxCLL, ...), or,
+    // where the stream has none (a measured peak), with the last scene's.
     std::optional<double> scene = hdr10plus_scene_peak(*frame);
     if (scene) {
       *scene = std::clamp(*scene, 1.0, 10000.0);
@@ -385,7 +386,7 @@ int run_video_command(const VideoOptions& o) {
       hdr10plus_max = hdr10plus_frames == 0 ? *scene : std::max(hdr10plus_max, *scene);
       ++hdr10plus_frames;
     }
-    if (const double p = scene ? *scene : peak->cd; peak->per_scene && p != current_peak) {
+    if (const double p = scene ? *scene : (peak->cd > 0 ? peak->cd : current_peak); peak->per_scene && p != current_peak) {
       if (failure = mapped_params.set("source_peak", p); !failure.ok()) break;
       if (failure = (*mapper)->set_params(mapped_params); !failure.ok()) break;
       current_peak = p;

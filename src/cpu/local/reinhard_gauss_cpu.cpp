@@ -12,14 +12,19 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/isa_level.hpp"
 #include "cpu/local/local_common.hpp"
 #include "cpu/local/local_tone_map.hpp"
 
-#define TK_LOCAL_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+// blur_row and search_row are compiled once per instruction-set level (cpu/isa_level.hpp:
+// reinhard_gauss_cpu_v3.cpp, _v4.cpp; the level options: no contraction, so every level gives the
+// same bytes); flatten: the core helpers are inlined into each level's loops.
+#define TK_LOCAL_CLONES __attribute__((flatten))
 
 namespace tonekit::cpu::local {
 namespace detail {
 
+#if TK_ISA_PRIMARY
 // Symmetric 1-D weights wt[0..r] of scale level i (core::gaussian_weight), as float.
 std::vector<float> gaussian_weights(int level) {
   const int r = core::gaussian_radius(level);
@@ -27,6 +32,11 @@ std::vector<float> gaussian_weights(int level) {
   for (int k = 0; k <= r; ++k) wt[k] = static_cast<float>(core::gaussian_weight(level, k));
   return wt;
 }
+
+TK_ISA_DECLARE(void blur_row(const float* lum, int w, int h, int y, const float* wt, const float* wh, int r, float* padded,
+                            float* row_out);
+               int search_row(float* centre, std::int32_t* active, const float* next, int w, float k, float eps);)
+#endif
 
 // One output row of the separable blur: vertical pass (weights wt) into `padded` (w + 2r
 // floats, borders replicated), then the horizontal pass (weights wh) into `row_out`. Blocks of
@@ -38,6 +48,8 @@ constexpr int kMaxRadius = 32;  // >= core::gaussian_radius(7) = 27 (checked in 
 typedef float v16 __attribute__((vector_size(64), aligned(4)));
 #define TK_V16(p) (*reinterpret_cast<const v16*>(p))
 #define TK_V16_OUT(p) (*reinterpret_cast<v16*>(p))
+
+TK_ISA_BEGIN
 
 TK_LOCAL_CLONES void blur_row(const float* lum, int w, int h, int y, const float* wt, const float* wh, int r,
                               float* padded, float* row_out) {
@@ -108,7 +120,21 @@ TK_LOCAL_CLONES int search_row(float* centre, std::int32_t* active, const float*
   return still;
 }
 
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+void blur_row(const float* lum, int w, int h, int y, const float* wt, const float* wh, int r, float* padded,
+              float* row_out) {
+  TK_ISA_DISPATCH(blur_row(lum, w, h, y, wt, wh, r, padded, row_out));
+}
+int search_row(float* centre, std::int32_t* active, const float* next, int w, float k, float eps) {
+  TK_ISA_DISPATCH(search_row(centre, active, next, w, k, eps));
+}
+#endif
+
 }  // namespace detail
+
+#if TK_ISA_PRIMARY
 
 void reinhard_gauss_response(const float* plane, int w, int h, const core::LocalSettings& s, float* centre,
                              float plane_scale) {
@@ -172,5 +198,7 @@ FrameStats reinhard_gauss_map(const ImageView& in, const Params& params, const c
   });
   return stats;
 }
+
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::cpu::local

@@ -1,7 +1,8 @@
 // The CPU's instruction-set levels (src/cpu/isa_level.hpp) give the same bytes in the loops
-// converted after the map kernels: the video transfers (cpu/video_kernels.cpp), the summed-area
-// tables (cpu/sat), every blur method, glare and night vision (cpu/blur), the local operators
-// reinhard-local, reinhard-sat and drago-local (cpu/local), and TMQI (cpu/quality/tmqi.cpp). Each
+// converted after the map kernels: the video transfers (cpu/video_kernels.cpp), every blur method,
+// glare and night vision (cpu/blur), the local operators reinhard-local, reinhard-sat and
+// drago-local (cpu/local), and TMQI (cpu/quality/tmqi.cpp); the summed-area tables (cpu/sat, one
+// baseline build that the blur and local loops call) as well. Each
 // runs through its public function at the baseline and then at every level this CPU has
 // (cpu::set_isa_level_for_testing), on random inputs of awkward sizes (1x1, odd, a few hundred
 // pixels wide), and the outputs are compared byte for byte with the baseline's. Levels this CPU

@@ -3,19 +3,9 @@
 #include <algorithm>
 
 #include "core/parallel.hpp"
-#include "cpu/isa_level.hpp"
 #include "cpu/sat/box_query.hpp"
 
-// The table loops are compiled once per instruction-set level (cpu/isa_level.hpp: sat_table_v3.cpp,
-// _v4.cpp; the level options: sums in the written order, so every level gives the same bytes).
 namespace tonekit::sat {
-
-#if TK_ISA_PRIMARY
-TK_ISA_DECLARE(void sat_row_prefix(const float* row, int w, double* table_row, double offset);
-               void sat_accumulate_columns(double* table, int w, int h);
-               double plane_mean(const float* plane, int w, int h, std::size_t plane_pitch);
-               void build_sat_tiled(const float* plane, int w, int h, std::size_t plane_pitch, float* hi, float* lo);
-               void build_sat_f32(const float* plane, int w, int h, std::size_t plane_pitch, float offset, float* table);)
 
 const char* sat_algorithm_name(SatAlgorithm a) {
   switch (a) {
@@ -27,9 +17,6 @@ const char* sat_algorithm_name(SatAlgorithm a) {
   }
   return "?";
 }
-#endif
-
-TK_ISA_BEGIN
 
 void sat_row_prefix(const float* row, int w, double* table_row, double offset) {
   double s = 0.0;
@@ -53,6 +40,17 @@ void sat_accumulate_columns(double* table, int w, int h) {
   });
 }
 
+void build_sat_f64(const float* plane, int w, int h, std::size_t plane_pitch, double* table, double offset) {
+  const std::size_t pitch = table_pitch(w);
+  for (std::size_t x = 0; x < pitch; ++x) table[x] = 0.0;
+  core::parallel_rows(h, [&](int, int y0, int y1) {
+    for (int y = y0; y < y1; ++y)
+      sat_row_prefix(plane + static_cast<std::size_t>(y) * plane_pitch, w, table + static_cast<std::size_t>(y + 1) * pitch,
+                     offset);
+  });
+  sat_accumulate_columns(table, w, h);
+}
+
 double plane_mean(const float* plane, int w, int h, std::size_t plane_pitch) {
   std::vector<double> partial(core::band_count(h), 0.0);
   core::parallel_rows(h, [&](int band, int y0, int y1) {
@@ -66,6 +64,11 @@ double plane_mean(const float* plane, int w, int h, std::size_t plane_pitch) {
   double s = 0.0;
   for (double p : partial) s += p;
   return w > 0 && h > 0 ? s / (static_cast<double>(w) * h) : 0.0;
+}
+
+std::size_t tiled_entries(int w, int h) {
+  const TiledLayout t = tiled_layout(w, h);
+  return static_cast<std::size_t>(t.tiles_x) * t.tiles_y * kSatTileEntries;
 }
 
 void build_sat_tiled(const float* plane, int w, int h, std::size_t plane_pitch, float* hi, float* lo) {
@@ -112,40 +115,5 @@ void build_sat_f32(const float* plane, int w, int h, std::size_t plane_pitch, fl
     }
   }
 }
-
-TK_ISA_END
-
-#if TK_ISA_PRIMARY
-void sat_row_prefix(const float* row, int w, double* table_row, double offset) {
-  TK_ISA_DISPATCH(sat_row_prefix(row, w, table_row, offset));
-}
-void sat_accumulate_columns(double* table, int w, int h) { TK_ISA_DISPATCH(sat_accumulate_columns(table, w, h)); }
-double plane_mean(const float* plane, int w, int h, std::size_t plane_pitch) {
-  TK_ISA_DISPATCH(plane_mean(plane, w, h, plane_pitch));
-}
-void build_sat_tiled(const float* plane, int w, int h, std::size_t plane_pitch, float* hi, float* lo) {
-  TK_ISA_DISPATCH(build_sat_tiled(plane, w, h, plane_pitch, hi, lo));
-}
-void build_sat_f32(const float* plane, int w, int h, std::size_t plane_pitch, float offset, float* table) {
-  TK_ISA_DISPATCH(build_sat_f32(plane, w, h, plane_pitch, offset, table));
-}
-
-void build_sat_f64(const float* plane, int w, int h, std::size_t plane_pitch, double* table, double offset) {
-  const std::size_t pitch = table_pitch(w);
-  for (std::size_t x = 0; x < pitch; ++x) table[x] = 0.0;
-  core::parallel_rows(h, [&](int, int y0, int y1) {
-    for (int y = y0; y < y1; ++y)
-      sat_row_prefix(plane + static_cast<std::size_t>(y) * plane_pitch, w, table + static_cast<std::size_t>(y + 1) * pitch,
-                     offset);
-  });
-  sat_accumulate_columns(table, w, h);
-}
-
-std::size_t tiled_entries(int w, int h) {
-  const TiledLayout t = tiled_layout(w, h);
-  return static_cast<std::size_t>(t.tiles_x) * t.tiles_y * kSatTileEntries;
-}
-
-#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::sat

@@ -1,3 +1,0 @@
-// src/cpu/sat/sat_table.cpp's loops compiled for x86-64-v4 (cpu/isa_level.hpp).
-#define TK_ISA_LEVEL 2
-#include "cpu/sat/sat_table.cpp"

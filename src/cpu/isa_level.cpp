@@ -1,5 +1,7 @@
 #include "cpu/isa_level.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,9 +39,21 @@ IsaLevel isa_level_supported() {
   return level;
 }
 
+namespace {
+// set_isa_level_for_testing's level; -1: none (choose()'s).
+std::atomic<int> forced_level{-1};
+}  // namespace
+
 IsaLevel isa_level() {
+  if (const int forced = forced_level.load(std::memory_order_relaxed); forced >= 0) return static_cast<IsaLevel>(forced);
   static const IsaLevel level = choose();
   return level;
+}
+
+IsaLevel set_isa_level_for_testing(IsaLevel level) {
+  const IsaLevel before = isa_level();
+  forced_level.store(static_cast<int>(std::min(level, isa_level_supported())), std::memory_order_relaxed);
+  return before;
 }
 
 const char* isa_level_name(IsaLevel level) {

@@ -28,6 +28,10 @@ IsaLevel isa_level();
 IsaLevel isa_level_supported();
 // "baseline", "v3", "v4".
 const char* isa_level_name(IsaLevel level);
+// Tests only: every dispatcher runs `level` from now on (capped at isa_level_supported()), so a
+// test can run a public function at each level in one process; returns the level in force before.
+// Not for concurrent use with running hot loops.
+IsaLevel set_isa_level_for_testing(IsaLevel level);
 
 }  // namespace tonekit::cpu
 

@@ -1,11 +1,23 @@
-// Built with -O3 -ffast-math and cloned for AVX-512 / AVX2 / baseline like map_kernels.cpp. The
+// Compiled once per instruction-set level (cpu/isa_level.hpp: video_kernels_v3.cpp, _v4.cpp) with
+// the level options (no contraction, no fast-math), so every level gives the same bytes. The
 // decode runs core::linearise_pixel per pixel (double inside, as on the GPU: see its comment);
 // the encode transfer and matrix per pixel, through the same core functions as the device.
+// flatten: the core helpers are inlined into each level's loops, compiled for its instruction set.
 #include "cpu/video_kernels.hpp"
 
-#define TK_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default"), flatten))
+#include "cpu/isa_level.hpp"
+
+#define TK_CLONES __attribute__((flatten))
 
 namespace tonekit::cpu {
+
+#if TK_ISA_PRIMARY
+TK_ISA_DECLARE(void linearise_row(const core::VideoLinearise& s, float* rgb, int width);
+               void display_row_ycbcr(const float* rgb, int channels, int width, float gamma, float* y, float* cb,
+                                      float* cr);)
+#endif
+
+TK_ISA_BEGIN
 
 TK_CLONES void linearise_row(const core::VideoLinearise& s, float* rgb, int width) {
   if (s.transfer == Transfer::linear && !s.clamp_negative && !s.bt2020) return;
@@ -23,5 +35,14 @@ TK_CLONES void display_row_ycbcr(const float* rgb, int channels, int width, floa
       core::display_pixel_ycbcr(rgb[3 * x], rgb[3 * x + 1], rgb[3 * x + 2], gamma, t, y[x], cb[x], cr[x]);
   }
 }
+
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+void linearise_row(const core::VideoLinearise& s, float* rgb, int width) { TK_ISA_DISPATCH(linearise_row(s, rgb, width)); }
+void display_row_ycbcr(const float* rgb, int channels, int width, float gamma, float* y, float* cb, float* cr) {
+  TK_ISA_DISPATCH(display_row_ycbcr(rgb, channels, width, gamma, y, cb, cr));
+}
+#endif
 
 }  // namespace tonekit::cpu

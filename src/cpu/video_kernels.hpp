@@ -1,13 +1,13 @@
 // The vectorisable per-row stages of the CPU video paths (decode: signal -> scene-linear BT.709;
-// encode: display RGB -> Y', Cb, Cr), built with -ffast-math, calling the same core functions as
-// the CUDA kernels.
+// encode: display RGB -> Y', Cb, Cr), compiled per instruction-set level (cpu/isa_level.hpp),
+// calling the same core functions as the CUDA kernels.
 #pragma once
 #include "core/video_colour.hpp"
 
 namespace tonekit::cpu {
 
 // In place over `width` RGB pixels; the values must be finite (decode sanitises float layouts
-// first), as the file is built with -ffast-math.
+// first).
 void linearise_row(const core::VideoLinearise& s, float* rgb, int width);
 
 // core::display_pixel_ycbcr over `width` pixels of `channels` (3 or 4) floats, no NaN among them.

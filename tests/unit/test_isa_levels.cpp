@@ -25,20 +25,12 @@
 #include "cpu/srgb_quantise.hpp"
 #include "tonekit/operators.hpp"
 #include "unit/cli_runner.hpp"
+#include "unit/isa_levels_here.hpp"
 
 using namespace tonekit;
 using cpu::IsaLevel;
 
 namespace {
-
-std::vector<IsaLevel> levels_here() {
-  std::vector<IsaLevel> v;
-  for (IsaLevel l : {IsaLevel::v3, IsaLevel::v4}) {
-    if (l <= cpu::isa_level_supported()) v.push_back(l);
-    else std::printf("[  SKIPPED ] level %s: this CPU lacks it\n", cpu::isa_level_name(l));
-  }
-  return v;
-}
 
 // One level's map kernels, by name.
 struct Kernels {
@@ -83,7 +75,7 @@ bool same_bytes(const void* a, const void* b, std::size_t n) { return std::memcm
 TEST(IsaLevels, MapKernelsSameBytesOnEveryLevel) {
   const Kernels base = kernels(IsaLevel::baseline);
   constexpr int n = cpu::kChunk - 3;  // a ragged chunk: the vector loops' tails
-  for (IsaLevel level : levels_here()) {
+  for (IsaLevel level : test::isa_levels_here()) {
     const Kernels k = kernels(level);
     const std::string lv = cpu::isa_level_name(level);
     for (int channels : {1, 3, 4})
@@ -193,7 +185,7 @@ TEST(IsaLevels, SrgbQuantiserIsTheReference) {
       }
     }
   std::size_t unsure_count = 0, total = 0;
-  for (IsaLevel level : [] { auto v = levels_here(); v.insert(v.begin(), IsaLevel::baseline); return v; }()) {
+  for (IsaLevel level : [] { auto v = test::isa_levels_here(); v.insert(v.begin(), IsaLevel::baseline); return v; }()) {
     const Kernels k = kernels(level);
     for (PixelType type : {PixelType::u8, PixelType::u16})
       for (bool dither : {true, false}) {

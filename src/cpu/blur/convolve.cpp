@@ -4,15 +4,25 @@
 //
 // All three work on a padded plane (clamped borders) row by row: the inner loop runs along x over
 // contiguous floats so GCC vectorises it; threads take bands of output rows (parallel_rows).
+// The convolutions are compiled once per instruction-set level (cpu/isa_level.hpp: convolve_v3.cpp,
+// _v4.cpp; the level options: no contraction, sums in the written order, so every level gives the
+// same bytes).
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <utility>
 
 #include "cpu/blur/methods.hpp"
+#include "cpu/isa_level.hpp"
 #include "cpu/parallel.hpp"
 
 namespace tonekit::blur_impl {
+
+#if TK_ISA_PRIMARY
+TK_ISA_DECLARE(void separable_convolve(const float* in, float* out, int w, int h, const std::vector<double>& kernel);
+               void separable_convolve_f64(const float* in, float* out, int w, int h, const std::vector<double>& kernel);
+               void direct_convolve(const float* in, float* out, int w, int h, const BlurKernel2D& k);
+               void reshuffle_convolve(const float* in, float* out, int w, int h, const BlurKernel2D& k);)
 
 std::vector<float> pad_clamped(const float* in, int w, int h, int rx, int ry) {
   const int pw = w + 2 * rx, ph = h + 2 * ry;
@@ -36,7 +46,9 @@ std::vector<double> gaussian_kernel_1d(double sigma, int radius) {
   for (double& v : k) v /= s;
   return k;
 }
+#endif  // TK_ISA_PRIMARY
 
+TK_ISA_BEGIN
 namespace {
 
 // Rows pass then columns pass, accumulating in Acc. The column pass walks output rows and adds
@@ -140,5 +152,22 @@ void reshuffle_convolve(const float* in, float* out, int w, int h, const BlurKer
     }
   });
 }
+
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+void separable_convolve(const float* in, float* out, int w, int h, const std::vector<double>& kernel) {
+  TK_ISA_DISPATCH(separable_convolve(in, out, w, h, kernel));
+}
+void separable_convolve_f64(const float* in, float* out, int w, int h, const std::vector<double>& kernel) {
+  TK_ISA_DISPATCH(separable_convolve_f64(in, out, w, h, kernel));
+}
+void direct_convolve(const float* in, float* out, int w, int h, const BlurKernel2D& k) {
+  TK_ISA_DISPATCH(direct_convolve(in, out, w, h, k));
+}
+void reshuffle_convolve(const float* in, float* out, int w, int h, const BlurKernel2D& k) {
+  TK_ISA_DISPATCH(reshuffle_convolve(in, out, w, h, k));
+}
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::blur_impl

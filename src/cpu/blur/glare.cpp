@@ -7,7 +7,10 @@
 // plane, one analysis chain, one synthesis chain that adds each octave's term on its level);
 // other methods run octave by octave. The per-pixel maths lives in blur/blur_math.hpp and the
 // schedule in plan_glare / plan_glare_pyramid, shared with the device version
-// (src/cuda/blur/glare_gpu.cu), which is tested against this one.
+// (src/cuda/blur/glare_gpu.cu), which is tested against this one. The per-pixel passes (key,
+// bright pass, octave sums, synthesis) are compiled once per instruction-set level
+// (cpu/isa_level.hpp: glare_v3.cpp, _v4.cpp; the level options: no contraction, so every level
+// gives the same bytes).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -15,10 +18,14 @@
 #include "cpu/blur/blur_math.hpp"
 #include "cpu/blur/glare_pyramid.hpp"
 #include "cpu/blur/methods.hpp"
+#include "cpu/isa_level.hpp"
 #include "cpu/parallel.hpp"
 #include "tonekit/blur.hpp"
 
 namespace tonekit {
+
+#if TK_ISA_PRIMARY
+TK_ISA_DECLARE(double glare_log_average(const Image& image); Status apply_glare(Image& image, const GlareParams& p);)
 
 namespace blur_impl {
 
@@ -58,6 +65,43 @@ bool plan_glare_pyramid(const std::vector<GlareOctave>& octaves, int width, int 
 
 }  // namespace blur_impl
 
+Result<std::vector<GlareOctave>> plan_glare(const GlareParams& p, int width, int height) {
+  if (!(p.strength >= 0.0 && p.strength <= 10.0)) return invalid_argument("glare: strength out of range [0, 10]");
+  if (!(p.threshold >= 0.0 && p.threshold <= 1e6)) return invalid_argument("glare: threshold out of range [0, 1e6]");
+  if (!(p.radius >= 0.0 && p.radius <= 0.5)) return invalid_argument("glare: radius out of range [0, 0.5]");
+  if (p.octaves < 1 || p.octaves > 8) return invalid_argument("glare: octaves out of range [1, 8]");
+  if (!find_blur_method(p.method)) return invalid_argument("glare: unknown blur method '" + p.method + "'");
+  std::vector<GlareOctave> octaves;
+  const double sigma = p.radius * std::max(width, height);
+  if (p.strength == 0.0 || sigma < 0.5) return octaves;
+  // The glare PSF: `octaves` Gaussians of sigma, 2 sigma, 4 sigma, ... weighted 1, 1/2, 1/4, ...
+  // (normalised to sum 1): a core with a heavy tail falling off ~ r^-3 between sigma and
+  // 2^(octaves-1) sigma, like a lens/eye glare PSF (Spencer et al. 1995 use ~ r^-2 to r^-3). One
+  // Gaussian has a visibly hard edge around lights 1e4x brighter than the threshold (any kernel
+  // truncated at 3 sigma shows its square window there); the wider octaves hide it.
+  double total_w = 0.0;
+  for (int k = 0; k < p.octaves; ++k) total_w += std::ldexp(1.0, -k);
+  for (int k = 0; k < p.octaves; ++k) {
+    const double sk = sigma * std::ldexp(1.0, k);
+    if (sk > 1000.0) break;
+    Result<BlurPlan> plan = plan_blur(p.method, sk);
+    if (!plan.ok()) return plan.status();
+    octaves.push_back({*plan, static_cast<float>(p.strength * std::ldexp(1.0, -k) / total_w)});
+  }
+  return octaves;
+}
+
+Result<std::vector<GlareOctave>> plan_glare(const GlareParams& p, const Image& image) {
+  Result<std::vector<GlareOctave>> octaves = plan_glare(p, image.width, image.height);
+  if (!octaves.ok()) return octaves.status();
+  if (image.channels <= 0 || image.pixels.size() != static_cast<std::size_t>(image.width) * image.height * image.channels)
+    return invalid_argument("glare: image has no pixels or an inconsistent size");
+  return octaves;
+}
+
+#endif  // TK_ISA_PRIMARY
+
+TK_ISA_BEGIN
 namespace {
 
 // One colour channel of the shared-pyramid glare (blur/glare_pyramid.hpp): the bright plane
@@ -122,40 +166,6 @@ void add_glare_pyramid(Image& image, const std::vector<std::vector<float>>& sums
 
 }  // namespace
 
-Result<std::vector<GlareOctave>> plan_glare(const GlareParams& p, int width, int height) {
-  if (!(p.strength >= 0.0 && p.strength <= 10.0)) return invalid_argument("glare: strength out of range [0, 10]");
-  if (!(p.threshold >= 0.0 && p.threshold <= 1e6)) return invalid_argument("glare: threshold out of range [0, 1e6]");
-  if (!(p.radius >= 0.0 && p.radius <= 0.5)) return invalid_argument("glare: radius out of range [0, 0.5]");
-  if (p.octaves < 1 || p.octaves > 8) return invalid_argument("glare: octaves out of range [1, 8]");
-  if (!find_blur_method(p.method)) return invalid_argument("glare: unknown blur method '" + p.method + "'");
-  std::vector<GlareOctave> octaves;
-  const double sigma = p.radius * std::max(width, height);
-  if (p.strength == 0.0 || sigma < 0.5) return octaves;
-  // The glare PSF: `octaves` Gaussians of sigma, 2 sigma, 4 sigma, ... weighted 1, 1/2, 1/4, ...
-  // (normalised to sum 1): a core with a heavy tail falling off ~ r^-3 between sigma and
-  // 2^(octaves-1) sigma, like a lens/eye glare PSF (Spencer et al. 1995 use ~ r^-2 to r^-3). One
-  // Gaussian has a visibly hard edge around lights 1e4x brighter than the threshold (any kernel
-  // truncated at 3 sigma shows its square window there); the wider octaves hide it.
-  double total_w = 0.0;
-  for (int k = 0; k < p.octaves; ++k) total_w += std::ldexp(1.0, -k);
-  for (int k = 0; k < p.octaves; ++k) {
-    const double sk = sigma * std::ldexp(1.0, k);
-    if (sk > 1000.0) break;
-    Result<BlurPlan> plan = plan_blur(p.method, sk);
-    if (!plan.ok()) return plan.status();
-    octaves.push_back({*plan, static_cast<float>(p.strength * std::ldexp(1.0, -k) / total_w)});
-  }
-  return octaves;
-}
-
-Result<std::vector<GlareOctave>> plan_glare(const GlareParams& p, const Image& image) {
-  Result<std::vector<GlareOctave>> octaves = plan_glare(p, image.width, image.height);
-  if (!octaves.ok()) return octaves.status();
-  if (image.channels <= 0 || image.pixels.size() != static_cast<std::size_t>(image.width) * image.height * image.channels)
-    return invalid_argument("glare: image has no pixels or an inconsistent size");
-  return octaves;
-}
-
 double glare_log_average(const Image& image) {
   const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
   if (n == 0 || image.channels <= 0 || image.pixels.size() != n * image.channels) return 0.0;
@@ -184,7 +194,7 @@ Status apply_glare(Image& image, const GlareParams& p) {
 
   const int colour = blur_math::glare_colour_channels(c);  // alpha (4th channel) is left alone
   const std::size_t n = static_cast<std::size_t>(w) * h;
-  const float t = static_cast<float>(p.threshold * glare_log_average(image));
+  const float t = static_cast<float>(p.threshold * TK_ISA_NS::glare_log_average(image));
   blur_impl::GlarePyramid shared;
   if (blur_impl::plan_glare_pyramid(*octaves, w, h, shared)) {
     std::vector<std::vector<float>> sums(colour);
@@ -218,5 +228,12 @@ Status apply_glare(Image& image, const GlareParams& p) {
   }
   return {};
 }
+
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+double glare_log_average(const Image& image) { TK_ISA_DISPATCH(glare_log_average(image)); }
+Status apply_glare(Image& image, const GlareParams& p) { TK_ISA_DISPATCH(apply_glare(image, p)); }
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit

@@ -2,7 +2,9 @@
 // (src/cuda/blur/night_gpu.cu) is tested against. The model and its sources are in
 // include/tonekit/night.hpp; the per-pixel maths in core/night.hpp. The adapting luminance's
 // log-sum is float64 per row, rows merged in order (as glare's key), so it does not depend on
-// the thread count.
+// the thread count. The per-pixel passes (log_average, apply_night) are compiled once per
+// instruction-set level (cpu/isa_level.hpp: night_v3.cpp, _v4.cpp; the level options: no
+// contraction, as the device's -fmad=false, so every level gives the same bytes).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,9 +13,14 @@
 #include <vector>
 
 #include "cpu/blur/night_plan.hpp"
+#include "cpu/isa_level.hpp"
 #include "cpu/parallel.hpp"
 
 namespace tonekit {
+
+#if TK_ISA_PRIMARY
+TK_ISA_DECLARE(double log_average(const Image& image);
+               Status apply_night(Image& image, const NightParams& params, std::uint32_t frame, NightReport* report);)
 
 const std::vector<ParamDesc>& night_params() {
   static const std::vector<ParamDesc> params{
@@ -163,6 +170,26 @@ Result<NightPlan> plan_night(const NightParams& p, int width, int height, int ch
 }  // namespace blur_impl
 
 namespace {
+double log_average(const Image& image) { TK_ISA_DISPATCH(log_average(image)); }
+}  // namespace
+
+double night_adapting_luminance(const Image& image, const NightParams& params) {
+  if (params.get("adaptation") > 0.0) return params.get("adaptation");
+  if (image.channels < 3 || image.width < 1 || image.height < 1 ||
+      image.pixels.size() != static_cast<std::size_t>(image.width) * image.height * image.channels)
+    return 0.0;
+  return params.get("scene_cd_per_unit") * log_average(image);
+}
+
+double night_rod_fraction(const NightParams& params, double adapting_luminance) {
+  auto plan = blur_impl::plan_night(params, 1, 1, 4);
+  if (!plan.ok() || !params.on) return 0.0;
+  return core::night_rod_fraction(plan->constants, adapting_luminance);
+}
+
+#endif  // TK_ISA_PRIMARY
+
+TK_ISA_BEGIN
 
 // exp(mean log(1e-6 + L)) of the sanitised colour, float64 per row, rows in order.
 double log_average(const Image& image) {
@@ -182,22 +209,6 @@ double log_average(const Image& image) {
   double total = 0.0;
   for (double r : rows) total += r;
   return std::exp(total / (static_cast<double>(w) * image.height));
-}
-
-}  // namespace
-
-double night_adapting_luminance(const Image& image, const NightParams& params) {
-  if (params.get("adaptation") > 0.0) return params.get("adaptation");
-  if (image.channels < 3 || image.width < 1 || image.height < 1 ||
-      image.pixels.size() != static_cast<std::size_t>(image.width) * image.height * image.channels)
-    return 0.0;
-  return params.get("scene_cd_per_unit") * log_average(image);
-}
-
-double night_rod_fraction(const NightParams& params, double adapting_luminance) {
-  auto plan = blur_impl::plan_night(params, 1, 1, 4);
-  if (!plan.ok() || !params.on) return 0.0;
-  return core::night_rod_fraction(plan->constants, adapting_luminance);
 }
 
 Status apply_night(Image& image, const NightParams& params, std::uint32_t frame, NightReport* report) {
@@ -258,5 +269,13 @@ Status apply_night(Image& image, const NightParams& params, std::uint32_t frame,
   });
   return {};
 }
+
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+Status apply_night(Image& image, const NightParams& params, std::uint32_t frame, NightReport* report) {
+  TK_ISA_DISPATCH(apply_night(image, params, frame, report));
+}
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit

@@ -5,12 +5,37 @@
 // halves the size (odd sizes round up, the missing fine pixel is the clamped edge).
 // The effective sigma roughly doubles per level (blur_math::pyramid_sigma); the optional
 // coarse-level Gaussian fills the gap to the target sigma at 1 / 4^levels of the cost.
+// Compiled once per instruction-set level (cpu/isa_level.hpp: pyramid_v3.cpp, _v4.cpp; the level
+// options: no contraction, so every level gives the same bytes).
 #include <algorithm>
 
 #include "cpu/blur/methods.hpp"
+#include "cpu/isa_level.hpp"
 #include "cpu/parallel.hpp"
 
 namespace tonekit::blur_impl {
+
+#if TK_ISA_PRIMARY
+TK_ISA_DECLARE(std::vector<float> pyramid_down(const float* fine, int fw, int fh, blur_math::PyramidAnalysis analysis);
+               void pyramid_up(const float* coarse, int cw, int ch, float* fine, int fw, int fh);
+               void pyramid_blur(const float* in, float* out, int w, int h, blur_math::PyramidAnalysis analysis,
+                                 int levels, double coarse_sigma);)
+
+void small_or_gaussian(const float* in, float* out, int w, int h, double sigma) {
+  if (sigma <= 0.0) {
+    std::copy(in, in + static_cast<std::size_t>(w) * h, out);
+    return;
+  }
+  if (sigma < blur_math::kSmallSigma) {
+    const double s = blur_math::small_blur_side_weight(sigma);
+    separable_convolve(in, out, w, h, {s, 1.0 - 2.0 * s, s});
+    return;
+  }
+  separable_convolve(in, out, w, h, gaussian_kernel_1d(sigma, blur_math::kernel_radius(sigma, 3.0)));
+}
+#endif  // TK_ISA_PRIMARY
+
+TK_ISA_BEGIN
 namespace {
 
 struct Plane {
@@ -91,19 +116,6 @@ void pyramid_up(const float* coarse, int cw, int ch, float* fine, int fw, int fh
   upsample(c, fine, fw, fh);
 }
 
-void small_or_gaussian(const float* in, float* out, int w, int h, double sigma) {
-  if (sigma <= 0.0) {
-    std::copy(in, in + static_cast<std::size_t>(w) * h, out);
-    return;
-  }
-  if (sigma < blur_math::kSmallSigma) {
-    const double s = blur_math::small_blur_side_weight(sigma);
-    separable_convolve(in, out, w, h, {s, 1.0 - 2.0 * s, s});
-    return;
-  }
-  separable_convolve(in, out, w, h, gaussian_kernel_1d(sigma, blur_math::kernel_radius(sigma, 3.0)));
-}
-
 void pyramid_blur(const float* in, float* out, int w, int h, blur_math::PyramidAnalysis analysis, int levels,
                   double coarse_sigma) {
   std::vector<Plane> pyr;  // levels 1..n (level 0 is `in`)
@@ -125,5 +137,20 @@ void pyramid_blur(const float* in, float* out, int w, int h, blur_math::PyramidA
   for (std::size_t l = pyr.size() - 1; l > 0; --l) upsample(pyr[l], pyr[l - 1].v.data(), pyr[l - 1].w, pyr[l - 1].h);
   upsample(pyr[0], out, w, h);
 }
+
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+std::vector<float> pyramid_down(const float* fine, int fw, int fh, blur_math::PyramidAnalysis analysis) {
+  TK_ISA_DISPATCH(pyramid_down(fine, fw, fh, analysis));
+}
+void pyramid_up(const float* coarse, int cw, int ch, float* fine, int fw, int fh) {
+  TK_ISA_DISPATCH(pyramid_up(coarse, cw, ch, fine, fw, fh));
+}
+void pyramid_blur(const float* in, float* out, int w, int h, blur_math::PyramidAnalysis analysis, int levels,
+                  double coarse_sigma) {
+  TK_ISA_DISPATCH(pyramid_blur(in, out, w, h, analysis, levels, coarse_sigma));
+}
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::blur_impl

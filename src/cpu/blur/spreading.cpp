@@ -9,14 +9,22 @@
 // the image edge. The buffer and both integrations are float64: the second-derivative buffer
 // integrates to bounded box-like sums, but in float32 the rounding of the first table is summed
 // over the whole image by the second (the GPU version needs float64 or tile-relative tables,
-// src/cpu/sat/sat_table.hpp).
+// src/cpu/sat/sat_table.hpp). Compiled once per instruction-set level (cpu/isa_level.hpp:
+// spreading_v3.cpp, _v4.cpp; the level options, so every level gives the same bytes).
 #include <algorithm>
 
 #include "cpu/blur/methods.hpp"
+#include "cpu/isa_level.hpp"
 #include "cpu/parallel.hpp"
 #include "cpu/sat/sat_table.hpp"
 
 namespace tonekit::blur_impl {
+
+#if TK_ISA_PRIMARY
+TK_ISA_DECLARE(void spreading_blur(const float* in, float* out, int w, int h, int r);)
+#endif
+
+TK_ISA_BEGIN
 
 void spreading_blur(const float* in, float* out, int w, int h, int r) {
   if (r <= 1) {  // the tent of radius 1 is the identity
@@ -70,5 +78,11 @@ void spreading_blur(const float* in, float* out, int w, int h, int r) {
     }
   });
 }
+
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+void spreading_blur(const float* in, float* out, int w, int h, int r) { TK_ISA_DISPATCH(spreading_blur(in, out, w, h, r)); }
+#endif
 
 }  // namespace tonekit::blur_impl

@@ -11,11 +11,20 @@
 #include <vector>
 
 #include "core/map_settings.hpp"
+#include "cpu/isa_level.hpp"
 #include "cpu/local/local_common.hpp"
 #include "cpu/stats.hpp"
 #include "cpu/local/local_tone_map.hpp"
 
+// pixel_centred_mean is compiled once per instruction-set level (cpu/isa_level.hpp:
+// drago_local_cpu_v3.cpp, _v4.cpp; the level options, so every level gives the same bytes).
 namespace tonekit::cpu::local {
+
+#if TK_ISA_PRIMARY
+TK_ISA_DECLARE(void pixel_centred_mean(const float* plane, int w, int h, int window, float* mean);)
+#endif
+
+TK_ISA_BEGIN
 namespace {
 
 // Largest odd window <= n that fits a side of `size` pixels.
@@ -71,6 +80,13 @@ void pixel_centred_mean(const float* plane, int w, int h, int window, float* mea
   });
 }
 
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+void pixel_centred_mean(const float* plane, int w, int h, int window, float* mean) {
+  TK_ISA_DISPATCH(pixel_centred_mean(plane, w, h, window, mean));
+}
+
 FrameStats drago_local_map(const ImageView& in, const Params& params, const core::ColourSettings& c,
                            const ImageView& out, double* stats_ms, const CurveStatsHook* hook) {
   const int w = in.width, h = in.height;
@@ -89,5 +105,6 @@ FrameStats drago_local_map(const ImageView& in, const Params& params, const core
   });
   return stats;
 }
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::cpu::local

@@ -12,14 +12,19 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/isa_level.hpp"
 #include "cpu/local/local_common.hpp"
 #include "cpu/local/local_tone_map.hpp"
 
-#define TK_LOCAL_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+// blur_row and search_row are compiled once per instruction-set level (cpu/isa_level.hpp:
+// reinhard_gauss_cpu_v3.cpp, _v4.cpp; the level options: no contraction, so every level gives the
+// same bytes); flatten: the core helpers are inlined into each level's loops.
+#define TK_LOCAL_CLONES __attribute__((flatten))
 
 namespace tonekit::cpu::local {
 namespace detail {
 
+#if TK_ISA_PRIMARY
 // Symmetric 1-D weights wt[0..r] of scale level i (core::gaussian_weight), as float.
 std::vector<float> gaussian_weights(int level) {
   const int r = core::gaussian_radius(level);
@@ -28,16 +33,31 @@ std::vector<float> gaussian_weights(int level) {
   return wt;
 }
 
+TK_ISA_DECLARE(void blur_row(const float* lum, int w, int h, int y, const float* wt, const float* wh, int r, float* padded,
+                            float* row_out);
+               int search_row(float* centre, std::int32_t* active, const float* next, int w, float k, float eps);)
+#endif
+
 // One output row of the separable blur: vertical pass (weights wt) into `padded` (w + 2r
 // floats, borders replicated), then the horizontal pass (weights wh) into `row_out`. Blocks of
 // kBlock outputs accumulate in registers over all taps (each output is summed in the same tap
 // order as a plain loop would, so blocking changes no bits); the remainder runs unblocked.
 constexpr int kBlock = 64;
 constexpr int kMaxRadius = 32;  // >= core::gaussian_radius(7) = 27 (checked in test_local_operators)
-// 16 floats, unaligned; GCC gives vector types the alias set of their element type.
-typedef float v16 __attribute__((vector_size(64), aligned(4)));
-#define TK_V16(p) (*reinterpret_cast<const v16*>(p))
-#define TK_V16_OUT(p) (*reinterpret_cast<v16*>(p))
+// kLanes floats, unaligned; GCC gives vector types the alias set of their element type. At
+// x86-64-v3 (16 registers of 8 floats) 8 vectors of 8: vectors of 16 were split through the stack
+// there (4K reinhard-local 1.20 CPU-s against 0.45 at v4); 4 vectors of 16 elsewhere.
+#if TK_ISA_LEVEL == 1
+constexpr int kLanes = 8;
+#else
+constexpr int kLanes = 16;
+#endif
+constexpr int kVectors = kBlock / kLanes;
+typedef float vlanes __attribute__((vector_size(kLanes * sizeof(float)), aligned(4)));
+#define TK_VEC(p) (*reinterpret_cast<const vlanes*>(p))
+#define TK_VEC_OUT(p) (*reinterpret_cast<vlanes*>(p))
+
+TK_ISA_BEGIN
 
 TK_LOCAL_CLONES void blur_row(const float* lum, int w, int h, int y, const float* wt, const float* wh, int r,
                               float* padded, float* row_out) {
@@ -51,21 +71,18 @@ TK_LOCAL_CLONES void blur_row(const float* lum, int w, int h, int y, const float
   }
   int x = 0;
   for (; x + kBlock <= w; x += kBlock) {
-    v16 a0 = wt[0] * TK_V16(c + x), a1 = wt[0] * TK_V16(c + x + 16);
-    v16 a2 = wt[0] * TK_V16(c + x + 32), a3 = wt[0] * TK_V16(c + x + 48);
+    vlanes acc[kVectors];
+#pragma GCC unroll 8
+    for (int j = 0; j < kVectors; ++j) acc[j] = wt[0] * TK_VEC(c + x + j * kLanes);
     for (int k = 1; k <= r; ++k) {
       const float* a = above[k] + x;
       const float* b = below[k] + x;
       const float wk = wt[k];
-      a0 += wk * (TK_V16(a) + TK_V16(b));
-      a1 += wk * (TK_V16(a + 16) + TK_V16(b + 16));
-      a2 += wk * (TK_V16(a + 32) + TK_V16(b + 32));
-      a3 += wk * (TK_V16(a + 48) + TK_V16(b + 48));
+#pragma GCC unroll 8
+      for (int j = 0; j < kVectors; ++j) acc[j] += wk * (TK_VEC(a + j * kLanes) + TK_VEC(b + j * kLanes));
     }
-    TK_V16_OUT(mid + x) = a0;
-    TK_V16_OUT(mid + x + 16) = a1;
-    TK_V16_OUT(mid + x + 32) = a2;
-    TK_V16_OUT(mid + x + 48) = a3;
+#pragma GCC unroll 8
+    for (int j = 0; j < kVectors; ++j) TK_VEC_OUT(mid + x + j * kLanes) = acc[j];
   }
   for (int xr = x; xr < w; ++xr) mid[xr] = wt[0] * c[xr];
   for (int k = 1; k <= r; ++k)
@@ -77,18 +94,16 @@ TK_LOCAL_CLONES void blur_row(const float* lum, int w, int h, int y, const float
   x = 0;
   for (; x + kBlock <= w; x += kBlock) {
     const float* m = mid + x;
-    v16 a0 = wh[0] * TK_V16(m), a1 = wh[0] * TK_V16(m + 16), a2 = wh[0] * TK_V16(m + 32), a3 = wh[0] * TK_V16(m + 48);
+    vlanes acc[kVectors];
+#pragma GCC unroll 8
+    for (int j = 0; j < kVectors; ++j) acc[j] = wh[0] * TK_VEC(m + j * kLanes);
     for (int k = 1; k <= r; ++k) {
       const float wk = wh[k];
-      a0 += wk * (TK_V16(m - k) + TK_V16(m + k));
-      a1 += wk * (TK_V16(m + 16 - k) + TK_V16(m + 16 + k));
-      a2 += wk * (TK_V16(m + 32 - k) + TK_V16(m + 32 + k));
-      a3 += wk * (TK_V16(m + 48 - k) + TK_V16(m + 48 + k));
+#pragma GCC unroll 8
+      for (int j = 0; j < kVectors; ++j) acc[j] += wk * (TK_VEC(m + j * kLanes - k) + TK_VEC(m + j * kLanes + k));
     }
-    TK_V16_OUT(row_out + x) = a0;
-    TK_V16_OUT(row_out + x + 16) = a1;
-    TK_V16_OUT(row_out + x + 32) = a2;
-    TK_V16_OUT(row_out + x + 48) = a3;
+#pragma GCC unroll 8
+    for (int j = 0; j < kVectors; ++j) TK_VEC_OUT(row_out + x + j * kLanes) = acc[j];
   }
   for (int xr = x; xr < w; ++xr) row_out[xr] = wh[0] * mid[xr];
   for (int k = 1; k <= r; ++k)
@@ -108,7 +123,21 @@ TK_LOCAL_CLONES int search_row(float* centre, std::int32_t* active, const float*
   return still;
 }
 
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+void blur_row(const float* lum, int w, int h, int y, const float* wt, const float* wh, int r, float* padded,
+              float* row_out) {
+  TK_ISA_DISPATCH(blur_row(lum, w, h, y, wt, wh, r, padded, row_out));
+}
+int search_row(float* centre, std::int32_t* active, const float* next, int w, float k, float eps) {
+  TK_ISA_DISPATCH(search_row(centre, active, next, w, k, eps));
+}
+#endif
+
 }  // namespace detail
+
+#if TK_ISA_PRIMARY
 
 void reinhard_gauss_response(const float* plane, int w, int h, const core::LocalSettings& s, float* centre,
                              float plane_scale) {
@@ -172,5 +201,7 @@ FrameStats reinhard_gauss_map(const ImageView& in, const Params& params, const c
   });
   return stats;
 }
+
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::cpu::local

@@ -15,12 +15,23 @@
 #include "cpu/local/local_common.hpp"
 #include "cpu/local/local_tone_map.hpp"
 #include "cpu/sat/box_query.hpp"
+#include "cpu/isa_level.hpp"
 #include "cpu/sat/sat_table.hpp"
 
-#define TK_LOCAL_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+// The chunk search is compiled once per instruction-set level (cpu/isa_level.hpp:
+// reinhard_sat_cpu_v3.cpp, _v4.cpp; the level options, so every level gives the same bytes);
+// flatten: the core helpers are inlined into each level's loop.
+#define TK_LOCAL_CLONES __attribute__((flatten))
 
 namespace tonekit::cpu::local {
 namespace detail {
+
+#if TK_ISA_PRIMARY
+TK_ISA_DECLARE(void sat_select_chunk(const float* lum, int x0, int n, int y, const double* table, int w, int h,
+                                    const core::LocalSettings& s, double table_scale, float* response);)
+#endif
+
+TK_ISA_BEGIN
 
 // V1(x, y, s_m) for pixels [x0, x0 + n) of row y; lum = their scaled luminance.
 TK_LOCAL_CLONES void sat_select_chunk(const float* lum, int x0, int n, int y, const double* table, int w, int h,
@@ -69,7 +80,18 @@ TK_LOCAL_CLONES void sat_select_chunk(const float* lum, int x0, int n, int y, co
   for (int i = 0; i < n; ++i) response[i] = static_cast<float>(centre[i]);
 }
 
+TK_ISA_END
+
+#if TK_ISA_PRIMARY
+void sat_select_chunk(const float* lum, int x0, int n, int y, const double* table, int w, int h,
+                      const core::LocalSettings& s, double table_scale, float* response) {
+  TK_ISA_DISPATCH(sat_select_chunk(lum, x0, n, y, table, w, h, s, table_scale, response));
+}
+#endif
+
 }  // namespace detail
+
+#if TK_ISA_PRIMARY
 
 void reinhard_sat_response(const float* lum, const double* table, int w, int h, const core::LocalSettings& s,
                            float* response, double table_scale) {
@@ -122,5 +144,7 @@ FrameStats reinhard_sat_map(const ImageView& in, const Params& params, const cor
   });
   return stats;
 }
+
+#endif  // TK_ISA_PRIMARY
 
 }  // namespace tonekit::cpu::local

@@ -1,0 +1,3 @@
+// src/cpu/local/reinhard_sat_cpu.cpp's loops compiled for x86-64-v4 (cpu/isa_level.hpp).
+#define TK_ISA_LEVEL 2
+#include "cpu/local/reinhard_sat_cpu.cpp"

@@ -1,7 +1,8 @@
 // The CPU's instruction-set levels (src/cpu/isa_level.hpp) give the same bytes in the loops
 // converted after the map kernels: the video transfers (cpu/video_kernels.cpp), every blur method,
 // glare and night vision (cpu/blur), the local operators reinhard-local, reinhard-sat,
-// drago-local and exposure-fusion (cpu/local), and TMQI (cpu/quality/tmqi.cpp); the summed-area tables (cpu/sat, one
+// drago-local and exposure-fusion (cpu/local), TMQI (cpu/quality/tmqi.cpp) and the colour-fidelity
+// and phase-angle runs (cpu/quality/colour_batch.cpp); the summed-area tables (cpu/sat, one
 // baseline build that the blur and local loops call) as well. Each
 // runs through its public function at the baseline and then at every level this CPU has
 // (cpu::set_isa_level_for_testing), on random inputs of awkward sizes (1x1, odd, a few hundred
@@ -21,6 +22,7 @@
 
 #include "core/video_colour.hpp"
 #include "cpu/isa_level.hpp"
+#include "cpu/quality/colour_batch.hpp"
 #include "cpu/quality/normal_cdf.hpp"
 #include "cpu/sat/sat_table.hpp"
 #include "cpu/video_kernels.hpp"
@@ -209,6 +211,44 @@ TEST(IsaLevels, LocalOperatorsSameBytesOnEveryLevel) {
           return out.bytes;
         });
       }
+  }
+}
+
+// The colour-fidelity runs and FSITM's phase angle (cpu/quality/colour_batch.cpp): random linear
+// colours (greys, saturated and dark ones among them) and filter responses.
+TEST(IsaLevels, ColourBatchesSameBytesOnEveryLevel) {
+  std::mt19937 rng(61);
+  std::uniform_real_distribution<double> u(0.0, 1.0), s(-3.0, 3.0);
+  for (const int n : {1, 7, 333}) {
+    std::vector<double> in[6], phase[3];
+    for (auto& v : in) v.resize(n);
+    for (auto& v : phase) v.resize(n);
+    for (int i = 0; i < n; ++i) {
+      for (int c = 0; c < 6; ++c) in[c][i] = i % 5 == 0 ? in[c % 3][i] : std::pow(u(rng), 3.0) * (c < 3 ? 40.0 : 1.0);
+      for (auto& v : phase) v[i] = i % 7 == 0 ? 0.0 : s(rng);
+    }
+    expect_same_bytes_on_every_level("colour_terms_batch n " + std::to_string(n), [&] {
+      std::vector<double> out(4 * n);
+      quality::detail::colour_terms_batch(in[0].data(), in[1].data(), in[2].data(), in[3].data(), in[4].data(),
+                                          in[5].data(), n, out.data(), out.data() + n, out.data() + 2 * n,
+                                          out.data() + 3 * n);
+      return bytes_of(out);
+    });
+    expect_same_bytes_on_every_level("lab and ciede2000 batches n " + std::to_string(n), [&] {
+      std::vector<double> lab(6 * n), de(n);
+      quality::detail::lab_batch(in[0].data(), in[1].data(), in[2].data(), n, lab.data(), lab.data() + n, lab.data() + 2 * n);
+      quality::detail::lab_batch(in[3].data(), in[4].data(), in[5].data(), n, lab.data() + 3 * n, lab.data() + 4 * n,
+                                 lab.data() + 5 * n);
+      quality::detail::ciede2000_batch(lab.data(), lab.data() + n, lab.data() + 2 * n, lab.data() + 3 * n,
+                                       lab.data() + 4 * n, lab.data() + 5 * n, n, de.data());
+      lab.insert(lab.end(), de.begin(), de.end());
+      return bytes_of(lab);
+    });
+    expect_same_bytes_on_every_level("phase_angle_batch n " + std::to_string(n), [&] {
+      std::vector<double> angle(n);
+      quality::detail::phase_angle_batch(phase[0].data(), phase[1].data(), phase[2].data(), n, angle.data());
+      return bytes_of(angle);
+    });
   }
 }
 

@@ -11,19 +11,19 @@
 // The loops run over whole rows, compiled per x86-64 level (cpu/isa_level.hpp;
 // exposure_fusion_cpu_v3.cpp, _v4.cpp), without contraction, so every float is the kernels' and
 // each level's bytes are the same. The powers and the weights' exp/log are taken in double, as the
-// kernels do, by double_exp / double_log below (basic operations only, so they vectorise); they are
+// kernels do, by cpu/portable_double.hpp's (basic operations only, so they vectorise); they are
 // within ~1e-15 relative of libm's and CUDA's, so the float they round to is the same but for a
 // value within 1e-15 of a float's rounding boundary (test_exposure_fusion.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "core/fusion.hpp"
 #include "core/laplacian.hpp"
 #include "cpu/isa_level.hpp"
+#include "cpu/portable_double.hpp"
 #include "cpu/local/local_common.hpp"
 #include "cpu/local/local_tone_map.hpp"
 
@@ -32,66 +32,16 @@ namespace tonekit::cpu::local {
 TK_ISA_BEGIN
 namespace {
 
-inline double bits_to_double(std::uint64_t u) {
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-}
-inline std::uint64_t double_to_bits(double d) {
-  std::uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-}
-
-constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 in 32 bits: n kLn2Hi is exact
-constexpr double kLn2Lo = 1.90821492927058770002e-10;
-constexpr double kRoundShift = 6755399441055744.0;      // 1.5 2^52: adding it rounds to an integer
-constexpr struct Reciprocals {  // 1 / k, k < 22 (the series' coefficients)
-  double v[22] = {};
-  constexpr Reciprocals() {
-    for (int k = 1; k < 22; ++k) v[k] = 1.0 / k;
-  }
-  constexpr double operator[](int k) const { return v[k]; }
-} kReciprocal;
-
-// e^x, x clamped to [-708, 709]: x = n ln 2 + r, |r| <= ln 2 / 2, e^r by Horner's Taylor series to
-// r^13 (< 1e-17 left), 2^n from the exponent bits of x / ln 2 + 1.5 2^52 (n in its low bits).
-inline double double_exp(double x) {
-  x = x < -708.0 ? -708.0 : (x > 709.0 ? 709.0 : x);
-  const double t = x * 1.4426950408889634 + kRoundShift;
-  const double n = t - kRoundShift;
-  const double r = (x - n * kLn2Hi) - n * kLn2Lo;
-  double p = 1.0;  // 1/13!, then Horner down to 1/0!
-  for (int k = 13; k >= 1; --k) p = 1.0 + r * p * kReciprocal[k];
-  return p * bits_to_double((double_to_bits(t) + 1023) << 52);
-}
-
-// ln x for a positive normal x: x = m 2^e, m in [sqrt(1/2), sqrt(2)); ln m = 2 atanh(s), s = (m -
-// 1) / (m + 1), |s| <= 0.1716: the odd series to s^21 (< 1e-17 left). e as a double from its bits
-// (2^52 + e + 1023, minus both).
-inline double double_log(double x) {
-  const std::uint64_t u = double_to_bits(x);
-  double e = bits_to_double(0x4330000000000000ull | (u >> 52)) - (4503599627370496.0 + 1023.0);
-  double m = bits_to_double((u & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
-  const bool high = m > 1.4142135623730951;
-  m = high ? m * 0.5 : m;
-  e = high ? e + 1.0 : e;
-  const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
-  double q = 1.0 / 21.0;
-  for (int k = 19; k >= 1; k -= 2) q = kReciprocal[k] + s2 * q;
-  return e * kLn2Hi + (e * kLn2Lo + 2.0 * s * q);
-}
-
 // core::fusion_encode: x^(1 / 2.2) rounded once (0 for x <= 0).
 inline float encode(float x) {
-  const double y = double_exp(double_log(x > 0.0f ? static_cast<double>(x) : 1.0) * (1.0 / core::kFusionGamma));
+  const double y = portable::exp(portable::log(x > 0.0f ? static_cast<double>(x) : 1.0) * (1.0 / core::kFusionGamma));
   return x > 0.0f ? static_cast<float>(y) : 0.0f;
 }
 
 // core::fusion_display: clamp(o, 0, 1)^2.2 rounded once.
 inline float display(float o) {
   const double c = o < 0.0f ? 0.0 : (o > 1.0f ? 1.0 : static_cast<double>(o));
-  const double y = double_exp(double_log(c > 0.0 ? c : 1.0) * core::kFusionGamma);
+  const double y = portable::exp(portable::log(c > 0.0 ? c : 1.0) * core::kFusionGamma);
   return c > 0.0 ? static_cast<float>(y) : 0.0f;
 }
 
@@ -135,11 +85,11 @@ void weight_terms(const core::FusionFrame& f, int w, const float* __restrict v, 
     if constexpr (MS == 1) k *= sf;
     if constexpr (MC == 2) {
       if (wc == 1.0) k *= cf;
-      else if (wc != 0.0) l += wc * double_log(cf);
+      else if (wc != 0.0) l += wc * portable::log(cf);
       if (ws == 1.0) k *= sf;
-      else if (ws != 0.0) l += ws * double_log(sf);
+      else if (ws != 0.0) l += ws * portable::log(sf);
     }
-    const double t = k * double_exp(l);
+    const double t = k * portable::exp(l);
     wt[x] = t;
     sum[x] += t;
   }

@@ -78,6 +78,12 @@ IsaLevel set_isa_level_for_testing(IsaLevel level);
   __VA_ARGS__                        \
   }
 
+// On a level's loop function: every call in it inlined (GCC's flatten), so the helpers it calls
+// (core's, cpu/portable_double.hpp's: declared outside the level's region) are compiled for the
+// level inside the loop; one call left in a loop keeps it scalar, and GCC's own limits leave long
+// helpers (the colour maths, the curves) out of line.
+#define TK_ISA_INLINE_ALL __attribute__((flatten))
+
 // `return isa_<level>::call;` for the level isa_level() chose.
 #define TK_ISA_DISPATCH(call)                            \
   switch (::tonekit::cpu::isa_level()) {                 \

@@ -12,9 +12,8 @@
 #include "cpu/isa_level.hpp"
 #include "cpu/srgb_quantise.hpp"
 
-// Compiled once per instruction-set level (cpu/isa_level.hpp); flatten: the helpers must be
-// inlined into each level's loops to be compiled for its instruction set.
-#define TK_CLONES __attribute__((flatten))
+// Compiled once per instruction-set level (cpu/isa_level.hpp), every call in the loops inlined
+// (TK_ISA_INLINE_ALL).
 
 namespace tonekit::cpu {
 TK_ISA_BEGIN
@@ -156,7 +155,7 @@ inline void load_luminance_f32(const float* p, int n, float* lw) {
   }
 }
 
-TK_CLONES void load_luminance_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
+TK_ISA_INLINE_ALL void load_luminance_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
   if (type != PixelType::f32) {  // half input: the general loader (half decode is scalar anyway)
     TK_ISA_NS::load_chunk(row, x0, n, channels, type, c);
     return;
@@ -167,7 +166,7 @@ TK_CLONES void load_luminance_chunk(const void* row, int x0, int n, int channels
   else load_luminance_f32<1>(p, n, c.lw);
 }
 
-TK_CLONES void load_planar_chunk(const float* r, const float* g, const float* b, int n, Chunk& c) {
+TK_ISA_INLINE_ALL void load_planar_chunk(const float* r, const float* g, const float* b, int n, Chunk& c) {
   for (int i = 0; i < n; ++i) {
     const float rv = sanitise(r[i]), gv = sanitise(g[i]), bv = sanitise(b[i]);
     c.r[i] = rv; c.g[i] = gv; c.b[i] = bv;
@@ -176,11 +175,11 @@ TK_CLONES void load_planar_chunk(const float* r, const float* g, const float* b,
   }
 }
 
-TK_CLONES void load_planar_luminance_chunk(const float* r, const float* g, const float* b, int n, Chunk& c) {
+TK_ISA_INLINE_ALL void load_planar_luminance_chunk(const float* r, const float* g, const float* b, int n, Chunk& c) {
   for (int i = 0; i < n; ++i) c.lw[i] = core::luminance(sanitise(r[i]), sanitise(g[i]), sanitise(b[i]));
 }
 
-TK_CLONES void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
+TK_ISA_INLINE_ALL void load_chunk(const void* row, int x0, int n, int channels, PixelType type, Chunk& c) {
   if (type == PixelType::f32) {
     const float* p = static_cast<const float*>(row) + static_cast<std::size_t>(x0) * channels;
     if (channels == 3) load_f32<3>(p, n, c);
@@ -255,7 +254,7 @@ inline void count_bad(int n, BadPixelCounts& counts, Load load) {
 }
 }  // namespace
 
-TK_CLONES void count_bad_pixels(const void* row, int x0, int n, int channels, PixelType type, BadPixelCounts& counts) {
+TK_ISA_INLINE_ALL void count_bad_pixels(const void* row, int x0, int n, int channels, PixelType type, BadPixelCounts& counts) {
   if (type == PixelType::f32) {
     const float* p = static_cast<const float*>(row) + static_cast<std::size_t>(x0) * channels;
     if (channels == 3) count_bad<3>(n, counts, [p](int i) { return bits_of(p[i]); });
@@ -269,7 +268,7 @@ TK_CLONES void count_bad_pixels(const void* row, int x0, int n, int channels, Pi
   }
 }
 
-TK_CLONES void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r) {
+TK_ISA_INLINE_ALL void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r) {
   // Separate loops: each is a plain reduction or map that GCC vectorises (a combined loop with
   // the min-positive select and the float64 sum did not).
   const float delta = static_cast<float>(core::kLogDelta);
@@ -297,14 +296,14 @@ TK_CLONES void reduce_luminance(const Chunk& c, int n, LuminanceReduction& r) {
 }
 
 // The frame's curve (cast to float once per chunk, as the CUDA kernels do once per block) over the
-// chunk's luminances; the loop is flattened into each clone with the operator's curve inlined.
-TK_CLONES void curve_chunk(const core::CurveSettings& s, Chunk& c, int n) {
+// chunk's luminances; the operator's curve inlined into each level's loop.
+TK_ISA_INLINE_ALL void curve_chunk(const core::CurveSettings& s, Chunk& c, int n) {
   core::visit_curve(core::cast_curve<float>(s), [&](const auto& curve) {
     for (int i = 0; i < n; ++i) c.ld[i] = curve(c.lw[i]);
   });
 }
 
-TK_CLONES void colour_chunk(Chunk& c, int n, float saturation) {
+TK_ISA_INLINE_ALL void colour_chunk(Chunk& c, int n, float saturation) {
   if (saturation == 1.0f) {
     for (int i = 0; i < n; ++i) {
       const float lw = c.lw[i], ld = c.ld[i];
@@ -324,7 +323,7 @@ TK_CLONES void colour_chunk(Chunk& c, int n, float saturation) {
 
 // The curves with a colour mode other than luminance (core/colour_modes.hpp): curve and colour
 // together, per pixel, by the one TK_HD definition the CUDA kernels call.
-TK_CLONES void mode_chunk(const core::CurveSettings& s, Chunk& c, int n, float saturation) {
+TK_ISA_INLINE_ALL void mode_chunk(const core::CurveSettings& s, Chunk& c, int n, float saturation) {
   core::visit_curve(core::cast_curve<float>(s), [&](const auto& curve) {
     const int mode = core::colour_mode_of(curve);
     for (int i = 0; i < n; ++i) core::map_colour_mode(curve, mode, c.r[i], c.g[i], c.b[i], c.lw[i], saturation);
@@ -340,7 +339,7 @@ void map_colour_chunk(const core::CurveSettings& s, Chunk& c, int n, float satur
   }
 }
 
-TK_CLONES void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
+TK_ISA_INLINE_ALL void store_chunk(const Chunk& c, int x0, int n, int y, int channels, PixelType type, float gamma, bool dither,
                            void* out_row) {
   const std::size_t offset = static_cast<std::size_t>(x0) * channels;
   switch (type) {

@@ -72,11 +72,10 @@ TK_ISA_BEGIN
 namespace {
 
 // The per-row loops, written element-wise without branches (selects, both sides computed) so that
-// GCC vectorises them; compiled once per instruction-set level (cpu/isa_level.hpp; flatten: the
-// core helpers are inlined into each level's loops and compiled for it). Measured on the 2-core
+// GCC vectorises them; compiled once per instruction-set level (cpu/isa_level.hpp), every call in
+// them inlined (TK_ISA_INLINE_ALL). Measured on the 2-core
 // machine: loops mixing 8-bit stores, stride-3 loads, the integer dither hash or a conditional
 // pow with the curve stayed scalar; hence the small separate loops below.
-#define TK_CLONES __attribute__((flatten))
 
 struct DecodeRow {
   float inv_white;
@@ -148,7 +147,7 @@ inline void store_scene(float r, float g, float b, const Row& row, int x) {
 // chroma already at full width -> scene-linear BT.709 RGB into `row`. The primaries are a
 // template argument so that the loop body has no branch.
 template <bool kBt2020, class Row>
-TK_CLONES void decode_row_linear(const DecodeRow& d, const std::uint8_t* luma, unsigned shift, const float* cb,
+TK_ISA_INLINE_ALL void decode_row_linear(const DecodeRow& d, const std::uint8_t* luma, unsigned shift, const float* cb,
                                  const float* cr, int n, Row row) {
   for (int x = 0; x < n; ++x) {
     const float yv = luma_signal(d, word_at(luma, x), shift);
@@ -161,7 +160,7 @@ TK_CLONES void decode_row_linear(const DecodeRow& d, const std::uint8_t* luma, u
 // A PQ row in three steps: the signals R'G'B' into a planar scratch (3n floats), the EOTF over it
 // in place (core::pq_eotf_table, the reference's own values: with AVX-512 16 at a time,
 // cpu/video_fast_transfers.hpp, else one at a time), then the primaries, gamut and store.
-TK_CLONES void signal_row(const DecodeRow& d, const std::uint8_t* luma, unsigned shift, const float* cb, const float* cr,
+TK_ISA_INLINE_ALL void signal_row(const DecodeRow& d, const std::uint8_t* luma, unsigned shift, const float* cb, const float* cr,
                           int n, float* __restrict planar) {
   for (int x = 0; x < n; ++x) {
     const float yv = luma_signal(d, word_at(luma, x), shift);
@@ -169,7 +168,7 @@ TK_CLONES void signal_row(const DecodeRow& d, const std::uint8_t* luma, unsigned
   }
 }
 template <bool kBt2020, class Row>
-TK_CLONES void scene_row(const float* __restrict planar, int n, Row row) {
+TK_ISA_INLINE_ALL void scene_row(const float* __restrict planar, int n, Row row) {
   for (int x = 0; x < n; ++x) store_scene<kBt2020>(planar[x], planar[n + x], planar[2 * n + x], row, x);
 }
 template <class Row>
@@ -193,7 +192,7 @@ void decode_row_pq(const DecodeRow& d, const std::uint8_t* luma, unsigned shift,
 // dither of core::luma_code8, spelled branch-free.
 // `noise` holds core::dither_noise(x, y, 0) per pixel, or zeros without dither (a loop of its own,
 // below: with the integer hash inside, GCC left this one scalar).
-TK_CLONES void encode_planar(float* __restrict rgb, const float* __restrict noise, int n, bool avx512,
+TK_ISA_INLINE_ALL void encode_planar(float* __restrict rgb, const float* __restrict noise, int n, bool avx512,
                              float* __restrict luma_code, float* __restrict cb, float* __restrict cr) {
   const float* __restrict r = rgb;
   const float* __restrict g = rgb + n;
@@ -229,7 +228,7 @@ TK_CLONES void encode_planar(float* __restrict rgb, const float* __restrict nois
 // cpu::colour_chunk at saturation 1 (the same expression, core::reconstruct_channel) storing
 // straight into the planar display row encode_planar reads, instead of into the chunk and a copy
 // from there (2-3 % of a 4K frame's CPU on 2 cores).
-TK_CLONES void colour_into(const cpu::Chunk& c, int n, float* __restrict r, float* __restrict g, float* __restrict b) {
+TK_ISA_INLINE_ALL void colour_into(const cpu::Chunk& c, int n, float* __restrict r, float* __restrict g, float* __restrict b) {
   for (int i = 0; i < n; ++i) {
     const float lw = c.lw[i], ld = c.ld[i];
     r[i] = core::reconstruct_channel(c.r[i], lw, ld, 1.0f);
@@ -243,7 +242,7 @@ TK_CLONES void colour_into(const cpu::Chunk& c, int n, float* __restrict r, floa
 // and colour_into, element by element, with no chunk arrays in between. The decoded values are
 // finite and >= 0, on which load_planar_chunk's sanitising changes nothing.
 template <class Curve>
-TK_CLONES void map_planar_row(const float* __restrict r, const float* __restrict g, const float* __restrict b, int n,
+TK_ISA_INLINE_ALL void map_planar_row(const float* __restrict r, const float* __restrict g, const float* __restrict b, int n,
                               Curve curve, float* __restrict out_r, float* __restrict out_g, float* __restrict out_b) {
   for (int i = 0; i < n; ++i) {
     const float rv = r[i], gv = g[i], bv = b[i];
@@ -266,7 +265,7 @@ bool map_planar_curve(const core::CurveSettings& s, const float* r, const float*
 }
 
 // An interleaved RGB row -> the planar buffer encode_planar reads.
-TK_CLONES void deinterleave(const float* __restrict rgb, int n, float* __restrict planar) {
+TK_ISA_INLINE_ALL void deinterleave(const float* __restrict rgb, int n, float* __restrict planar) {
   for (int x = 0; x < n; ++x)
     planar[x] = rgb[3 * x], planar[n + x] = rgb[3 * x + 1], planar[2 * n + x] = rgb[3 * x + 2];
 }
@@ -277,7 +276,7 @@ TK_CLONES void deinterleave(const float* __restrict rgb, int n, float* __restric
 // left to the caller.
 // The row count is a template argument: with the test inside, GCC left the loop scalar.
 template <bool kTwoRows>
-TK_CLONES void chroma_row_of(const float* __restrict cb_top, const float* __restrict cb_bottom,
+TK_ISA_INLINE_ALL void chroma_row_of(const float* __restrict cb_top, const float* __restrict cb_bottom,
                              const float* __restrict cr_top, const float* __restrict cr_bottom, int full,
                              const float* __restrict ncb, const float* __restrict ncr, float* __restrict cb_code,
                              float* __restrict cr_code) {
@@ -316,7 +315,7 @@ inline float noise_field(std::uint32_t h, unsigned field) {
 }
 
 // The chroma dither of block row `by`: fields 1 and 2 of the hash of each block's top-left pixel.
-TK_CLONES void chroma_dither_row(int blocks, int by, float* __restrict ncb, float* __restrict ncr) {
+TK_ISA_INLINE_ALL void chroma_dither_row(int blocks, int by, float* __restrict ncb, float* __restrict ncr) {
   const std::uint32_t seed = core::dither_row_seed(2 * by);
   for (int bx = 0; bx < blocks; ++bx) {
     const std::uint32_t h = core::dither_pixel_hash(2 * bx, seed);
@@ -325,14 +324,14 @@ TK_CLONES void chroma_dither_row(int blocks, int by, float* __restrict ncb, floa
   }
 }
 
-TK_CLONES void dither_row(int n, int y, float* __restrict noise) {
+TK_ISA_INLINE_ALL void dither_row(int n, int y, float* __restrict noise) {
   const std::uint32_t seed = core::dither_row_seed(y);
   for (int x = 0; x < n; ++x) noise[x] = noise_field(core::dither_pixel_hash(x, seed), 0);
 }
 
 // Whole codes held as floats -> bytes (a loop of its own: mixing 8-bit stores into the float
 // loop above keeps GCC from vectorising it).
-TK_CLONES void store_codes(const float* codes, int n, std::uint8_t* out) {
+TK_ISA_INLINE_ALL void store_codes(const float* codes, int n, std::uint8_t* out) {
   for (int x = 0; x < n; ++x) out[x] = static_cast<std::uint8_t>(static_cast<int>(codes[x]));
 }
 
@@ -389,7 +388,7 @@ void for_row_chunks(int n, int chunk, F&& body) {
 // `kStep`-th one, `shift` 6 for P010), (c0 + wy (c1 - c0) - 512) * cs per sample; memcpy loads
 // (the planes need not be 2-byte aligned) in a loop GCC vectorises.
 template <int kStep>
-TK_CLONES void chroma_vertical(const std::uint8_t* __restrict r0, const std::uint8_t* __restrict r1, unsigned shift,
+TK_ISA_INLINE_ALL void chroma_vertical(const std::uint8_t* __restrict r0, const std::uint8_t* __restrict r1, unsigned shift,
                                float wy, float cs, int n, float* __restrict out) {
   for (int i = 0; i < n; ++i) {
     std::uint16_t a, b;
@@ -403,7 +402,7 @@ TK_CLONES void chroma_vertical(const std::uint8_t* __restrict r0, const std::uin
 
 // Across a row: x = 2i takes sample i, x = 2i + 1 the mean of i and i + 1 (the last sample
 // repeated past the edge), as 0.5 (a + b) like the reference (0.5 (a + a) == a exactly).
-TK_CLONES void chroma_across(const float* __restrict c, int cw, int w, float* __restrict out) {
+TK_ISA_INLINE_ALL void chroma_across(const float* __restrict c, int cw, int w, float* __restrict out) {
   const int pairs = std::min(cw - 1, w / 2);
   for (int i = 0; i < pairs; ++i) {
     out[2 * i] = c[i];

@@ -2,12 +2,11 @@
 // the level options (no contraction, no fast-math), so every level gives the same bytes. The
 // decode runs core::linearise_pixel per pixel (double inside, as on the GPU: see its comment);
 // the encode transfer and matrix per pixel, through the same core functions as the device.
-// flatten: the core helpers are inlined into each level's loops, compiled for its instruction set.
+// Every call in the loops inlined (TK_ISA_INLINE_ALL).
 #include "cpu/video_kernels.hpp"
 
 #include "cpu/isa_level.hpp"
 
-#define TK_CLONES __attribute__((flatten))
 
 namespace tonekit::cpu {
 
@@ -19,12 +18,12 @@ TK_ISA_DECLARE(void linearise_row(const core::VideoLinearise& s, float* rgb, int
 
 TK_ISA_BEGIN
 
-TK_CLONES void linearise_row(const core::VideoLinearise& s, float* rgb, int width) {
+TK_ISA_INLINE_ALL void linearise_row(const core::VideoLinearise& s, float* rgb, int width) {
   if (s.transfer == Transfer::linear && !s.clamp_negative && !s.bt2020) return;
   for (int x = 0; x < width; ++x) core::linearise_pixel(s, rgb[3 * x], rgb[3 * x + 1], rgb[3 * x + 2]);
 }
 
-TK_CLONES void display_row_ycbcr(const float* rgb, int channels, int width, float gamma, float* y, float* cb,
+TK_ISA_INLINE_ALL void display_row_ycbcr(const float* rgb, int channels, int width, float gamma, float* y, float* cb,
                                  float* cr) {
   const float* t = core::bt709_oetf_table_host();
   if (channels == 4) {

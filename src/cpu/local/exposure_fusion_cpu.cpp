@@ -26,6 +26,7 @@
 #include "cpu/portable_double.hpp"
 #include "cpu/local/local_common.hpp"
 #include "cpu/local/local_tone_map.hpp"
+#include "cpu/local/pyramid_rows.hpp"
 
 namespace tonekit::cpu::local {
 
@@ -45,28 +46,19 @@ inline float display(float o) {
   return c > 0.0 ? static_cast<float>(y) : 0.0f;
 }
 
-inline float exposure(float p, float a) {  // core::fusion_value
-  const float v = a * p;
-  return v < 1.0f ? v : 1.0f;
-}
+using core::fusion_value;
 
-inline int clamp_index(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
-
-// Exposure a's value v, contrast c (core::fusion_contrast) and saturation s
-// (core::fusion_saturation) along a row: pc the padded row of p (pc[-1], pc[w] repeat its ends),
+// Exposure a's value v, contrast c and saturation s along a row (core's definitions, inlined here): pc the padded row of p (pc[-1], pc[w] repeat its ends),
 // pu and pd the rows above and below, qr qg qb the row's channels.
 void exposure_terms(const float* __restrict pc, const float* __restrict pu, const float* __restrict pd,
                     const float* __restrict qr, const float* __restrict qg, const float* __restrict qb, float a, int w,
                     float* __restrict v, float* __restrict c, float* __restrict s) {
   for (int x = 0; x < w; ++x) {
-    const float vx = exposure(pc[x], a);
+    const float vx = fusion_value(pc[x], a);
     v[x] = vx;
-    c[x] = std::fabs((((exposure(pc[x - 1], a) + exposure(pc[x + 1], a)) + exposure(pu[x], a)) + exposure(pd[x], a)) -
-                     4.0f * vx);
-    const float r = exposure(qr[x], a), g = exposure(qg[x], a), b = exposure(qb[x], a);
-    const float m = ((r + g) + b) / 3.0f;
-    const float dr = r - m, dg = g - m, db = b - m;
-    s[x] = std::sqrt((((dr * dr) + (dg * dg)) + (db * db)) / 3.0f);
+    c[x] = core::fusion_contrast(vx, fusion_value(pc[x - 1], a), fusion_value(pc[x + 1], a), fusion_value(pu[x], a),
+                                 fusion_value(pd[x], a));
+    s[x] = core::fusion_saturation(qr[x], qg[x], qb[x], a);
   }
 }
 
@@ -110,8 +102,8 @@ class WeightsRow {
     std::memcpy(pc, p + row, w * sizeof(float));
     pc[-1] = pc[0];
     pc[w] = pc[w - 1];
-    const float* pu = p + static_cast<std::size_t>(clamp_index(y - 1, h)) * w;
-    const float* pd = p + static_cast<std::size_t>(clamp_index(y + 1, h)) * w;
+    const float* pu = p + static_cast<std::size_t>(core::llf_clamp(y - 1, h)) * w;
+    const float* pd = p + static_cast<std::size_t>(core::llf_clamp(y + 1, h)) * w;
     double* sum = sum_.data();
     for (int x = 0; x < w; ++x) sum[x] = 0.0;
     const int mc = exponent_mode(f.wc), ms = exponent_mode(f.ws);
@@ -160,9 +152,9 @@ class UpRows {
   void row(int y, float* dst) {
     const int j = y >> 1;
     const bool odd_row = (y & 1) != 0;
-    const float* h0 = odd_row ? nullptr : expanded(clamp_index(j - 1, ch_));
-    const float* h1 = expanded(clamp_index(j, ch_));
-    const float* h2 = expanded(clamp_index(j + 1, ch_));
+    const float* h0 = odd_row ? nullptr : expanded(core::llf_clamp(j - 1, ch_));
+    const float* h1 = expanded(core::llf_clamp(j, ch_));
+    const float* h2 = expanded(core::llf_clamp(j + 1, ch_));
     const int cw = cw_;
     float* ev = ev_.data();
     float* od = od_.data();
@@ -208,10 +200,10 @@ class UpRows {
   int s_key_[4] = {-1, -1, -1, -1};
 };
 
-// pyramid_rows.hpp's decimate_rows at this file's level: dst (w1 x h1) = the decimated src (w x
-// h), the source values passed through min(1, a v) first when a > 0 (the exposures), else as
-// they are (the weights). Rows padded by two repeated samples at each end stand for the clamped
-// indices, so the taps run without branches.
+// pyramid_rows.hpp's decimate_rows with its row steps run at this file's level (the lambdas here
+// are the level's; the template's would be baseline): dst (w1 x h1) = the decimated src (w x h),
+// the source values passed through min(1, a v) first when a > 0 (the exposures), else as they are
+// (the weights).
 void decimate(const float* src, int w, int h, float* dst, float* tmp, float a) {
   const int w1 = (w + 1) / 2, h1 = (h + 1) / 2;
   parallel_rows(h, [&](int, int y0, int y1) {
@@ -220,25 +212,15 @@ void decimate(const float* src, int w, int h, float* dst, float* tmp, float a) {
     for (int y = y0; y < y1; ++y) {
       const float* s = src + static_cast<std::size_t>(y) * w;
       if (a > 0.0f)
-        for (int x = 0; x < w; ++x) row[x] = exposure(s[x], a);
+        for (int x = 0; x < w; ++x) row[x] = fusion_value(s[x], a);
       else
         for (int x = 0; x < w; ++x) row[x] = s[x];
-      row[-2] = row[-1] = row[0];
-      row[w] = row[w + 1] = row[w + 2] = row[w - 1];
-      float* t = tmp + static_cast<std::size_t>(y) * w1;
-      for (int x = 0; x < w1; ++x)
-        t[x] = ((((row[2 * x - 2] + 4.0f * row[2 * x - 1]) + 6.0f * row[2 * x]) + 4.0f * row[2 * x + 1]) + row[2 * x + 2]) *
-               0.0625f;  // core::llf_tap5
+      pad_row_ends(row, w);
+      decimate_row_taps(row, w1, tmp + static_cast<std::size_t>(y) * w1);
     }
   });
   parallel_rows(h1, [&](int, int y0, int y1) {
-    for (int y = y0; y < y1; ++y) {
-      const float* r[5];
-      for (int k = 0; k < 5; ++k) r[k] = tmp + static_cast<std::size_t>(clamp_index(2 * y - 2 + k, h)) * w1;
-      const float *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
-      float* d = dst + static_cast<std::size_t>(y) * w1;
-      for (int x = 0; x < w1; ++x) d[x] = ((((r0[x] + 4.0f * r1[x]) + 6.0f * r2[x]) + 4.0f * r3[x]) + r4[x]) * 0.0625f;
-    }
+    for (int y = y0; y < y1; ++y) decimate_column_taps(tmp, w1, h, y, dst + static_cast<std::size_t>(y) * w1);
   });
 }
 
@@ -296,13 +278,15 @@ void exposure_fusion_output(const float* p, const float* weights, int w, int h, 
   const std::size_t count = static_cast<std::size_t>(w) * h;
   const core::LlfGeometry g = core::llf_geometry(w, h, 1);
   const int J = g.depth;
-  for (std::size_t i = 0; i < count; ++i) out[i] = 0.0f;
   if (J == 0) {  // one pixel: the blend of the exposures themselves
-    for (int e = 0; e < f.n; ++e) out[0] = out[0] + weights[e * count] * exposure(p[0], f.a[e]);
+    float acc = 0.0f;
+    for (int e = 0; e < f.n; ++e) acc = acc + weights[e * count] * fusion_value(p[0], f.a[e]);
+    out[0] = acc;
     return;
   }
-  // coef: the output's coefficients at levels 1..J (level 0's in out), then its collapse in place.
-  std::vector<float> vp(g.total()), wp(g.total()), coef(g.total(), 0.0f);
+  // coef: the output's coefficients at levels 1..J (level 0's in out), then its collapse in place;
+  // the first exposure's terms are added to 0 as they are written (the kernels' 0 + term).
+  std::vector<float> vp(g.total()), wp(g.total()), coef(g.total());
   std::vector<float> tmp(static_cast<std::size_t>(g.w[1]) * h);
   for (int e = 0; e < f.n; ++e) {
     const float a = f.a[e];
@@ -323,17 +307,20 @@ void exposure_fusion_output(const float* p, const float* weights, int w, int h, 
           up.row(y, u.data());
           const float* vr = vj ? vj + at : v.data();
           if (!vj)
-            for (int x = 0; x < wj; ++x) v[x] = exposure(p[at + x], a);
+            for (int x = 0; x < wj; ++x) v[x] = fusion_value(p[at + x], a);
           const float* wr = wj_plane + at;
           float* cr = cj + at;
-          for (int x = 0; x < wj; ++x) cr[x] = cr[x] + wr[x] * (vr[x] - u[x]);
+          if (e == 0)
+            for (int x = 0; x < wj; ++x) cr[x] = 0.0f + wr[x] * (vr[x] - u[x]);
+          else
+            for (int x = 0; x < wj; ++x) cr[x] = cr[x] + wr[x] * (vr[x] - u[x]);
         }
       });
     }
     const float* vt = vp.data() + g.at(J, 0);
     const float* wt = wp.data() + g.at(J, 0);
     float* ct = coef.data() + g.at(J, 0);
-    for (std::size_t i = 0; i < g.size(J); ++i) ct[i] = ct[i] + wt[i] * vt[i];
+    for (std::size_t i = 0; i < g.size(J); ++i) ct[i] = (e == 0 ? 0.0f : ct[i]) + wt[i] * vt[i];
   }
   // The collapse: O_j = coefficient + up(O_{j+1}), in place.
   for (int j = J - 1; j >= 0; --j) {

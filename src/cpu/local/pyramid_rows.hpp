@@ -11,28 +11,43 @@
 
 namespace tonekit::cpu::local {
 
+// The decimation's two steps on one row, for callers that run them at their own x86-64 level
+// (exposure_fusion_cpu.cpp; inline, so they compile for the loop that calls them):
+// Pads `row` (w samples at row[0, w), room for 2 before and 3 after) with repeated end samples,
+// which stand for the clamped indices, so the taps below run without branches.
+inline void pad_row_ends(float* row, int w) {
+  row[-2] = row[-1] = row[0];
+  row[w] = row[w + 1] = row[w + 2] = row[w - 1];
+}
+// The horizontal taps of a padded row: t[x] = core::llf_tap5 of row[2x - 2 .. 2x + 2], x < w1.
+inline void decimate_row_taps(const float* row, int w1, float* t) {
+  for (int x = 0; x < w1; ++x)
+    t[x] = core::llf_tap5(row[2 * x - 2], row[2 * x - 1], row[2 * x], row[2 * x + 1], row[2 * x + 2]);
+}
+// The vertical taps of output row y from the rows of horizontal taps (tmp: h rows of w1).
+inline void decimate_column_taps(const float* tmp, int w1, int h, int y, float* d) {
+  const float* r[5];
+  for (int k = 0; k < 5; ++k) r[k] = tmp + static_cast<std::size_t>(core::llf_clamp(2 * y - 2 + k, h)) * w1;
+  const float *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
+  for (int x = 0; x < w1; ++x) d[x] = core::llf_tap5(r0[x], r1[x], r2[x], r3[x], r4[x]);
+}
+
 // dst (w1 x h1) = the decimated src (w x h), the source values passed through remap(v) first.
 template <class Remap>
 void decimate_rows(const float* src, int w, int h, float* dst, float* tmp, Remap&& remap) {
   const int w1 = (w + 1) / 2, h1 = (h + 1) / 2;
   parallel_rows(h, [&](int, int y0, int y1) {
-    std::vector<float> row(static_cast<std::size_t>(w));
+    std::vector<float> padded(static_cast<std::size_t>(w) + 5);
+    float* row = padded.data() + 2;
     for (int y = y0; y < y1; ++y) {
       const float* s = src + static_cast<std::size_t>(y) * w;
       for (int x = 0; x < w; ++x) row[x] = remap(s[x]);
-      float* t = tmp + static_cast<std::size_t>(y) * w1;
-      for (int x = 0; x < w1; ++x)
-        t[x] = core::llf_tap5(row[core::llf_clamp(2 * x - 2, w)], row[core::llf_clamp(2 * x - 1, w)], row[core::llf_clamp(2 * x, w)],
-                              row[core::llf_clamp(2 * x + 1, w)], row[core::llf_clamp(2 * x + 2, w)]);
+      pad_row_ends(row, w);
+      decimate_row_taps(row, w1, tmp + static_cast<std::size_t>(y) * w1);
     }
   });
   parallel_rows(h1, [&](int, int y0, int y1) {
-    for (int y = y0; y < y1; ++y) {
-      const float* r[5];
-      for (int k = 0; k < 5; ++k) r[k] = tmp + static_cast<std::size_t>(core::llf_clamp(2 * y - 2 + k, h)) * w1;
-      float* d = dst + static_cast<std::size_t>(y) * w1;
-      for (int x = 0; x < w1; ++x) d[x] = core::llf_tap5(r[0][x], r[1][x], r[2][x], r[3][x], r[4][x]);
-    }
+    for (int y = y0; y < y1; ++y) decimate_column_taps(tmp, w1, h, y, dst + static_cast<std::size_t>(y) * w1);
   });
 }
 

@@ -18,8 +18,7 @@
 
 // blur_row and search_row are compiled once per instruction-set level (cpu/isa_level.hpp:
 // reinhard_gauss_cpu_v3.cpp, _v4.cpp; the level options: no contraction, so every level gives the
-// same bytes); flatten: the core helpers are inlined into each level's loops.
-#define TK_LOCAL_CLONES __attribute__((flatten))
+// same bytes), every call in them inlined (TK_ISA_INLINE_ALL).
 
 namespace tonekit::cpu::local {
 namespace detail {
@@ -59,7 +58,7 @@ typedef float vlanes __attribute__((vector_size(kLanes * sizeof(float)), aligned
 
 TK_ISA_BEGIN
 
-TK_LOCAL_CLONES void blur_row(const float* lum, int w, int h, int y, const float* wt, const float* wh, int r,
+TK_ISA_INLINE_ALL void blur_row(const float* lum, int w, int h, int y, const float* wt, const float* wh, int r,
                               float* padded, float* row_out) {
   float* mid = padded + r;
   const float* c = lum + static_cast<std::size_t>(y) * w;
@@ -111,7 +110,7 @@ TK_LOCAL_CLONES void blur_row(const float* lum, int w, int h, int y, const float
 }
 
 // The search step between level `level` (centre) and level + 1 (next) for one row.
-TK_LOCAL_CLONES int search_row(float* centre, std::int32_t* active, const float* next, int w, float k, float eps) {
+TK_ISA_INLINE_ALL int search_row(float* centre, std::int32_t* active, const float* next, int w, float k, float eps) {
   int still = 0;
   for (int x = 0; x < w; ++x) {
     const float c = centre[x];

@@ -19,9 +19,8 @@
 #include "cpu/sat/sat_table.hpp"
 
 // The chunk search is compiled once per instruction-set level (cpu/isa_level.hpp:
-// reinhard_sat_cpu_v3.cpp, _v4.cpp; the level options, so every level gives the same bytes);
-// flatten: the core helpers are inlined into each level's loop.
-#define TK_LOCAL_CLONES __attribute__((flatten))
+// reinhard_sat_cpu_v3.cpp, _v4.cpp; the level options, so every level gives the same bytes),
+// every call in it inlined (TK_ISA_INLINE_ALL).
 
 namespace tonekit::cpu::local {
 namespace detail {
@@ -34,7 +33,7 @@ TK_ISA_DECLARE(void sat_select_chunk(const float* lum, int x0, int n, int y, con
 TK_ISA_BEGIN
 
 // V1(x, y, s_m) for pixels [x0, x0 + n) of row y; lum = their scaled luminance.
-TK_LOCAL_CLONES void sat_select_chunk(const float* lum, int x0, int n, int y, const double* table, int w, int h,
+TK_ISA_INLINE_ALL void sat_select_chunk(const float* lum, int x0, int n, int y, const double* table, int w, int h,
                                       const core::LocalSettings& s, double table_scale, float* response) {
   alignas(64) double centre[kChunk];
   alignas(64) std::int64_t active[kChunk];  // lane-wide flags so the level loop vectorises

@@ -19,22 +19,19 @@ namespace tonekit::quality::detail {
 
 TK_ISA_BEGIN
 using PortableMaths = cpu::portable::Maths;
-// Every call inlined (flatten): the colour maths is too long for GCC's own limits, and one call left
-// in a loop keeps it scalar.
-#define TK_FLATTEN __attribute__((flatten))
 
-TK_FLATTEN void lab_batch(const double* __restrict r, const double* __restrict g, const double* __restrict b, int n,
+TK_ISA_INLINE_ALL void lab_batch(const double* __restrict r, const double* __restrict g, const double* __restrict b, int n,
                double* __restrict l, double* __restrict a, double* __restrict bb) {
   for (int k = 0; k < n; ++k) lab_of_linear<PortableMaths>(r[k], g[k], b[k], l[k], a[k], bb[k]);
 }
 
-TK_FLATTEN void ciede2000_batch(const double* __restrict l1, const double* __restrict a1, const double* __restrict b1,
+TK_ISA_INLINE_ALL void ciede2000_batch(const double* __restrict l1, const double* __restrict a1, const double* __restrict b1,
                      const double* __restrict l2, const double* __restrict a2, const double* __restrict b2, int n,
                      double* __restrict out) {
   for (int k = 0; k < n; ++k) out[k] = ciede2000_of<PortableMaths>(l1[k], a1[k], b1[k], l2[k], a2[k], b2[k]);
 }
 
-TK_FLATTEN void hue_shift_batch(const double* __restrict a1, const double* __restrict b1, const double* __restrict a2,
+TK_ISA_INLINE_ALL void hue_shift_batch(const double* __restrict a1, const double* __restrict b1, const double* __restrict a2,
                      const double* __restrict b2, int n, double min_chroma, double* __restrict shift,
                      double* __restrict counted) {
   for (int k = 0; k < n; ++k) {
@@ -44,7 +41,7 @@ TK_FLATTEN void hue_shift_batch(const double* __restrict a1, const double* __res
   }
 }
 
-TK_FLATTEN void colour_terms_batch(const double* __restrict source_r, const double* __restrict source_g,
+TK_ISA_INLINE_ALL void colour_terms_batch(const double* __restrict source_r, const double* __restrict source_g,
                         const double* __restrict source_b, const double* __restrict shown_r,
                         const double* __restrict shown_g, const double* __restrict shown_b, int n,
                         double* __restrict delta_e, double* __restrict shift, double* __restrict counted,
@@ -59,7 +56,7 @@ TK_FLATTEN void colour_terms_batch(const double* __restrict source_r, const doub
   }
 }
 
-TK_FLATTEN void phase_angle_batch(const double* __restrict even, const double* __restrict odd_x,
+TK_ISA_INLINE_ALL void phase_angle_batch(const double* __restrict even, const double* __restrict odd_x,
                        const double* __restrict odd_y, std::size_t n, double* __restrict angle) {
   for (std::size_t i = 0; i < n; ++i)
     angle[i] = cpu::portable::atan2(even[i], std::sqrt(odd_x[i] * odd_x[i] + odd_y[i] * odd_y[i]));

@@ -94,7 +94,7 @@ struct Plane {
 // x the loops vectorise (the scalar loop was 10 % of an --auto search); Phi's table reads are
 // gathers, so a block of pixels whose |z| are all >= 9 (most HDR sides: the stretched HDR's sigma
 // dwarfs tau) takes Phi's tail value directly, as normal_cdf_portable would return it.
-__attribute__((flatten)) double fidelity_row_sum(const double* __restrict mx, const double* __restrict my,
+TK_ISA_INLINE_ALL double fidelity_row_sum(const double* __restrict mx, const double* __restrict my,
                                                  const double* __restrict mxx, const double* __restrict myy,
                                                  const double* __restrict mxy, int ow, const double* __restrict w,
                                                  double tau, double spread, double* __restrict map,

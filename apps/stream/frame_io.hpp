@@ -19,7 +19,7 @@ namespace tonekit::stream {
 
 struct Frame {
   long long index = 0;               // 0-based position in the stream
-  std::vector<std::uint8_t> bytes;   // raw layouts: a packed frame (input format or output layout)
+  ByteBuffer bytes;                  // raw layouts: a packed frame (input format or output layout)
   Image image;                       // image sequences: the decoded float image (rgb_f32/rgba_f32)
   // An input frame read without a copy (SourceOptions::zero_copy): its packed bytes in the
   // source's mapping of the file, valid while the source lives; `bytes` is then unused.

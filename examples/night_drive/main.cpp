@@ -332,7 +332,7 @@ int run(const Options& o) {
         if (Status s = apply_night(hdr, *night, static_cast<std::uint32_t>(i)); !s.ok()) return s;
       OutputImage out;
       if (Status s = tone_map(hdr, *params, OutputFormat{PixelType::u8, 4}, Backend::cpu, out); !s.ok()) return s;
-      rgba = out.bytes;
+      rgba.assign(out.bytes.begin(), out.bytes.end());
       tm_ms = std::chrono::duration<double, std::milli>(clock::now() - c0).count();
     }
     if (write)

@@ -2,7 +2,9 @@
 // the format from the extension and write atomically (temporary file, then rename), so a
 // failed write leaves no output file.
 #pragma once
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "tonekit/image.hpp"
 #include "tonekit/status.hpp"
@@ -52,5 +54,7 @@ OutputKind output_kind_for(const std::string& path);
 
 // Writes `content` (already produced) through a temp file + rename in the target folder.
 Status write_file_atomically(const std::string& path, const std::string& content);
+// The same for content in pieces, written one after the other (no joined copy).
+Status write_file_atomically(const std::string& path, std::span<const std::string_view> pieces);
 
 }  // namespace tonekit::io

@@ -86,18 +86,41 @@ inline void quantise_plane(const float* src, int n, int ch, const std::uint32_t*
   }
 }
 
+
+// The fast curve over a plane: encode_srgb_fast, or encode_srgb_fast8 where the level has it.
+inline void encode_srgb_plane(const float* src, int n, float* encoded) {
+  int i = 0;
+#if defined(__x86_64__) && TK_ISA_LEVEL >= 1
+  for (; i + 8 <= n; i += 8) _mm256_store_ps(encoded + i, encode_srgb_fast8(_mm256_loadu_ps(src + i)));
+#endif
+  for (; i < n; ++i) encoded[i] = encode_srgb_fast(src[i]);
+}
+
 // The sRGB plane without libm's powf (cpu/srgb_quantise.hpp): the fast curve and quantisation in
 // loops without branches, then the reference over the few samples too close to call: its codes.
+// The few are found 32 samples at a time by a vector compare (a scalar test of every sample was
+// an eighth of the quantiser).
 template <unsigned kMax, bool kDither>
 inline void quantise_srgb_plane(const float* src, int n, int ch, const std::uint32_t* hashes, std::uint32_t* codes) {
   alignas(64) float rounded[kChunk];
+  encode_srgb_plane(src, n, rounded);
   for (int i = 0; i < n; ++i)
-    rounded[i] = srgb_rounded<kMax>(src[i], kDither ? core::dither_noise_from_hash(hashes[i], ch) : 0.0f);
+    rounded[i] = srgb_rounded_encoded<kMax>(rounded[i], kDither ? core::dither_noise_from_hash(hashes[i], ch) : 0.0f);
   for (int i = 0; i < n; ++i) codes[i] = srgb_code<kMax>(rounded[i], rounded[i]);
-  for (int i = 0; i < n; ++i) {
-    if (rounded[i] >= kSrgbUnsureMargin<kMax>) continue;
-    const float noise = kDither ? core::dither_noise_from_hash(hashes[i], ch) : 0.0f;
-    codes[i] = core::quantise_noise(core::encode_srgb(src[i]), kMax, kDither, noise);
+  constexpr int kBlock = 32;
+  for (int b = 0; b < n; b += kBlock) {
+    const int end = std::min(n, b + kBlock);
+    int unsure = 0;
+    if (end - b == kBlock)
+      for (int i = 0; i < kBlock; ++i) unsure |= static_cast<int>(!(rounded[b + i] >= kSrgbUnsureMargin<kMax>));  // NaN too
+    else
+      unsure = 1;
+    if (!unsure) continue;
+    for (int i = b; i < end; ++i) {
+      if (rounded[i] >= kSrgbUnsureMargin<kMax>) continue;
+      const float noise = kDither ? core::dither_noise_from_hash(hashes[i], ch) : 0.0f;
+      codes[i] = core::quantise_noise(core::encode_srgb(src[i]), kMax, kDither, noise);
+    }
   }
 }
 

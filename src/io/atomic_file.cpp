@@ -53,12 +53,19 @@ bool write_all(int fd, const char* data, std::size_t size) {
 }  // namespace
 
 Status write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string_view piece(content);
+  return write_file_atomically(path, std::span<const std::string_view>(&piece, 1));
+}
+
+Status write_file_atomically(const std::string& path, std::span<const std::string_view> pieces) {
   if (path.empty()) return invalid_argument("(empty path): no output file named");
   std::string temp_path;
   const int fd = create_temporary(path, temp_path);
   if (fd < 0) return io_error(path + ": cannot create " + temp_path + ": " + errno_text(errno));
 
-  if (!write_all(fd, content.data(), content.size())) {
+  bool wrote = true;
+  for (std::size_t i = 0; i < pieces.size() && wrote; ++i) wrote = write_all(fd, pieces[i].data(), pieces[i].size());
+  if (!wrote) {
     const int error_number = errno;
     ::close(fd);
     std::remove(temp_path.c_str());

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -197,9 +198,28 @@ void deflate_strip(const std::uint8_t* bytes, std::size_t row_bytes, int bpp, co
   if (s.ok) s.crc = crc32_gzip_refl(0, s.deflated.get(), s.deflated_size);
 }
 
-}  // namespace
+// The PNG file in pieces: the signature, IHDR and IDAT's start; the strips' deflated bytes as
+// they were written; IDAT's end and IEND. write_png writes the pieces as they are (joining them
+// was a 6 MB copy into fresh pages for a dithered 4K frame, 3 % of a whole EXR -> PNG process).
+struct PngParts {
+  std::string head;
+  std::vector<Strip> strips;
+  std::string tail;
+  std::size_t size() const {
+    std::size_t n = head.size() + tail.size();
+    for (const Strip& s : strips) n += s.deflated_size;
+    return n;
+  }
+  std::vector<std::string_view> pieces() const {
+    std::vector<std::string_view> out{head};
+    for (const Strip& s : strips) out.emplace_back(reinterpret_cast<const char*>(s.deflated.get()), s.deflated_size);
+    out.emplace_back(tail);
+    return out;
+  }
+};
 
-std::string encode_png(const OutputImage& image, const PngEncoding& enc) {
+// False if zlib or ISA-L failed.
+bool encode_png_parts(const OutputImage& image, const PngEncoding& enc, PngParts& parts) {
   const bool sixteen = image.type == PixelType::u16;
   const int bpp = image.channels * (sixteen ? 2 : 1);
   const std::size_t row_bytes = static_cast<std::size_t>(image.width) * static_cast<std::size_t>(bpp);
@@ -223,7 +243,9 @@ std::string encode_png(const OutputImage& image, const PngEncoding& enc) {
   int threads = enc.threads > 0 ? enc.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::clamp(threads, 1, std::max(1, image.height / 64));
   const int count = threads == 1 ? 1 : std::clamp(4 * threads, 1, std::max(1, image.height / 64));
-  std::vector<Strip> strips(static_cast<std::size_t>(count));
+  std::vector<Strip>& strips = parts.strips;
+  strips.clear();
+  strips.resize(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     strips[i].y0 = static_cast<int>(static_cast<long long>(image.height) * i / count);
     strips[i].y1 = static_cast<int>(static_cast<long long>(image.height) * (i + 1) / count);
@@ -240,7 +262,7 @@ std::string encode_png(const OutputImage& image, const PngEncoding& enc) {
   uLong adler = adler32(0, nullptr, 0);
   std::size_t deflated = 0;
   for (const Strip& s : strips) {
-    if (!s.ok) return {};
+    if (!s.ok) return false;
     adler = adler32_combine(adler, s.adler, static_cast<z_off_t>(s.raw_bytes));
     deflated += s.deflated_size;
   }
@@ -251,8 +273,8 @@ std::string encode_png(const OutputImage& image, const PngEncoding& enc) {
   const int colour_type = image.channels == 1 ? 0 : (image.channels == 3 ? 2 : 6);
   header += {static_cast<char>(sixteen ? 16 : 8), static_cast<char>(colour_type), 0, 0, 0};
 
-  std::string out("\x89PNG\r\n\x1a\n", 8);
-  out.reserve(deflated + 128);
+  std::string& out = parts.head;
+  out.assign("\x89PNG\r\n\x1a\n", 8);
   append_chunk(out, "IHDR", header);
 
   // One IDAT (chunks may hold up to 2^31 - 1 bytes, far more than any accepted image deflates
@@ -266,15 +288,24 @@ std::string encode_png(const OutputImage& image, const PngEncoding& enc) {
   out += "IDAT";
   out += {static_cast<char>(cmf_flg >> 8), static_cast<char>(cmf_flg & 0xff)};
   uLong crc = crc32_z(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(out.data() + crc_start), out.size() - crc_start);
-  for (const Strip& s : strips) {
-    out.append(reinterpret_cast<const char*>(s.deflated.get()), s.deflated_size);
-    crc = crc32_combine(crc, s.crc, static_cast<z_off_t>(s.deflated_size));
-  }
-  const std::size_t adler_start = out.size();
-  append_u32(out, static_cast<std::uint32_t>(adler));
-  crc = crc32_z(crc, reinterpret_cast<const Bytef*>(out.data() + adler_start), 4);
-  append_u32(out, static_cast<std::uint32_t>(crc));
-  append_chunk(out, "IEND", {});
+  for (const Strip& s : strips) crc = crc32_combine(crc, s.crc, static_cast<z_off_t>(s.deflated_size));
+  std::string& tail = parts.tail;
+  tail.clear();
+  append_u32(tail, static_cast<std::uint32_t>(adler));
+  crc = crc32_z(crc, reinterpret_cast<const Bytef*>(tail.data()), 4);
+  append_u32(tail, static_cast<std::uint32_t>(crc));
+  append_chunk(tail, "IEND", {});
+  return true;
+}
+
+}  // namespace
+
+std::string encode_png(const OutputImage& image, const PngEncoding& enc) {
+  PngParts parts;
+  if (!encode_png_parts(image, enc, parts)) return {};
+  std::string out;
+  out.reserve(parts.size());
+  for (std::string_view piece : parts.pieces()) out += piece;
   return out;
 }
 
@@ -302,14 +333,14 @@ Status write_png(const std::string& path, const OutputImage& image, int level) {
     return invalid_argument(path + ": PNG needs an 8- or 16-bit image");
   if (level < 0 || level > 9) return invalid_argument(path + ": PNG level must be in [0, 9]");
   if (Status status = check_writable(path, image); !status.ok()) return status;
-  std::string bytes;
+  PngParts parts;
   try {
-    bytes = encode_png(image, png_encoding_for_level(level));
+    if (!encode_png_parts(image, png_encoding_for_level(level), parts))
+      return Status(StatusCode::runtime_error, path + ": zlib failed while encoding PNG");
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::out_of_memory, path + ": out of memory while encoding PNG");
   }
-  if (bytes.empty()) return Status(StatusCode::runtime_error, path + ": zlib failed while encoding PNG");
-  return write_file_atomically(path, bytes);
+  return write_file_atomically(path, parts.pieces());
 }
 
 Result<std::string> encode_png(const OutputImage& image) {

@@ -6,8 +6,12 @@
 // under TONEKIT_CPU_LEVEL, each level's outputs hashed against the baseline's. Levels this CPU
 // lacks are skipped, and say so.
 #include <gtest/gtest.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -156,6 +160,35 @@ TEST(IsaLevels, SrgbFastCurveWithinItsBound) {
   std::printf("encode_srgb_fast: worst error %.3g (bound %.3g)\n", worst, cpu::kSrgbFastError);
   EXPECT_LE(worst, cpu::kSrgbFastError);
 }
+
+#if defined(__x86_64__)
+// The AVX2 + FMA levels' curve (encode_srgb_fast8) within the same bound, on the same values, and
+// a NaN stays NaN (the quantiser then takes the reference for it).
+__attribute__((target("avx2,fma"))) float srgb_fast8_at(float v) {
+  alignas(32) float out[8];
+  _mm256_store_ps(out, cpu::encode_srgb_fast8(_mm256_set1_ps(v)));
+  return out[0];
+}
+TEST(IsaLevels, SrgbFastCurveOfTheAvx2LevelsWithinItsBound) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2 + FMA on this CPU";
+  double worst = 0.0;
+  auto check = [&](float v) {
+    const double d = std::abs(static_cast<double>(srgb_fast8_at(v)) - core::encode_srgb(static_cast<double>(v)));
+    worst = std::max(worst, d);
+  };
+  for (int i = 0; i <= 2000000; ++i) check(static_cast<float>(i / 2000000.0));
+  for (int o = -12; o <= 0; ++o) {
+    const float e = static_cast<float>(std::ldexp(1.0, o));
+    for (float v : {std::nextafter(e, 0.0f), e, std::nextafter(e, 2.0f)}) check(v);
+  }
+  for (float v : {0.0031308f, std::nextafter(0.0031308f, 1.0f), -1.0f, 2.0f, 1e-30f}) check(v);
+  std::printf("encode_srgb_fast8: worst error %.3g (bound %.3g)\n", worst, cpu::kSrgbFastError);
+  EXPECT_LE(worst, cpu::kSrgbFastError);
+  EXPECT_EQ(srgb_fast8_at(1.0f), 1.0f);
+  EXPECT_LT(srgb_fast8_at(std::nextafter(1.0f, 0.0f)), 1.0f);
+  EXPECT_TRUE(std::isnan(srgb_fast8_at(std::numeric_limits<float>::quiet_NaN())));
+}
+#endif
 
 // The quantiser's codes are the reference's (core::quantise on core::encode_srgb, powf), bit for
 // bit, 8 and 16 bits, dithered and not: on a dense grid, random values and, for 8 bits, the

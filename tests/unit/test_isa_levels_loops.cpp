@@ -208,7 +208,7 @@ TEST(IsaLevels, LocalOperatorsSameBytesOnEveryLevel) {
         expect_same_bytes_on_every_level(op, [&] {
           OutputImage out;
           EXPECT_TRUE(tone_map(img, *params, {type, 3}, Backend::cpu, out).ok());
-          return out.bytes;
+          return std::vector<std::uint8_t>(out.bytes.begin(), out.bytes.end());
         });
       }
   }

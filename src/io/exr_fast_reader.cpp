@@ -21,8 +21,8 @@
 #include <cstring>
 #include <memory>
 #include <vector>
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 namespace tonekit::io {
@@ -95,27 +95,6 @@ void interleave_halves(const std::uint8_t* t, uint64_t n, std::uint8_t* out) {
   if (i < n) out[i] = *even;
 }
 
-exr_result_t isal_undo_zip(exr_decode_pipeline_t* decode) {
-  const uint64_t packed = decode->chunk.packed_size, unpacked = decode->chunk.unpacked_size;
-  if (packed == 0 || packed == unpacked) return EXR_ERR_SUCCESS;
-  if (decode->unpacked_buffer == nullptr || decode->packed_buffer == nullptr || packed > UINT32_MAX ||
-      unpacked > UINT32_MAX)
-    return EXR_ERR_CORRUPT_CHUNK;
-  thread_local std::vector<std::uint8_t> scratch;
-  if (scratch.size() < unpacked) scratch.resize(unpacked);
-  inflate_state state;
-  isal_inflate_init(&state);
-  state.crc_flag = ISAL_ZLIB;  // the zlib header and Adler-32 checked, as zlib's uncompress does
-  state.next_in = static_cast<std::uint8_t*>(decode->packed_buffer);
-  state.avail_in = static_cast<uint32_t>(packed);
-  state.next_out = scratch.data();
-  state.avail_out = static_cast<uint32_t>(unpacked);
-  if (isal_inflate_stateless(&state) != ISAL_DECOMP_OK || state.avail_out != 0) return EXR_ERR_CORRUPT_CHUNK;
-  undo_predictor(scratch.data(), unpacked);
-  interleave_halves(scratch.data(), unpacked, static_cast<std::uint8_t*>(decode->unpacked_buffer));
-  return EXR_ERR_SUCCESS;
-}
-
 struct Layout {
   exr_const_context_t context;
   int width;
@@ -137,9 +116,166 @@ int rgba_index(const char* name) {
   return -1;
 }
 
+constexpr std::uint16_t kHalfOne = 0x3C00;
+
+// One output row of halves from the split bytes: sample x of channel c is lo[c][x] | hi[c][x] << 8
+// (a channel missing from the file, alpha to fill, has lo[c] == nullptr: 1.0). The generic form.
+void interleave_row(std::uint16_t* row, int channels, int width, const std::uint8_t* const* lo,
+                    const std::uint8_t* const* hi) {
+  for (int c = 0; c < channels; ++c) {
+    std::uint16_t* dst = row + c;
+    if (lo[c] == nullptr) {
+      for (int x = 0; x < width; ++x) dst[static_cast<std::size_t>(x) * channels] = kHalfOne;
+      continue;
+    }
+    for (int x = 0; x < width; ++x)
+      dst[static_cast<std::size_t>(x) * channels] = static_cast<std::uint16_t>(lo[c][x] | (hi[c][x] << 8));
+  }
+}
+
+#if defined(__x86_64__)
+// The same for RGB and RGBA, 8 pixels at a time with SSSE3 (every x86-64 CPU since 2006 but the
+// first; checked at run time): each channel's 8 halves from its low and high bytes (one unpack),
+// then RGB interleaved by byte shuffles, RGBA by unpacks. Half the time of the generic loop and
+// one pass instead of OpenEXR's interleave and unpack passes.
+__attribute__((target("ssse3"))) __m128i channel8(const std::uint8_t* lo, const std::uint8_t* hi, int x) {
+  if (lo == nullptr) return _mm_set1_epi16(static_cast<short>(kHalfOne));
+  return _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(lo + x)),
+                           _mm_loadl_epi64(reinterpret_cast<const __m128i*>(hi + x)));
+}
+__attribute__((target("ssse3"))) void interleave_row_ssse3(std::uint16_t* row, int channels, int width,
+                                                          const std::uint8_t* const* lo, const std::uint8_t* const* hi) {
+  int x = 0;
+  if (channels == 3) {
+    // Output word k of the 24 (3 vectors of 8) is channel k % 3 of pixel k / 3: per vector, each
+    // channel's bytes go where their words land (0x80: zero).
+    alignas(16) static constexpr std::int8_t kMask[3][3][16] = {
+        {{0, 1, -128, -128, -128, -128, 2, 3, -128, -128, -128, -128, 4, 5, -128, -128},
+         {-128, -128, 0, 1, -128, -128, -128, -128, 2, 3, -128, -128, -128, -128, 4, 5},
+         {-128, -128, -128, -128, 0, 1, -128, -128, -128, -128, 2, 3, -128, -128, -128, -128}},
+        {{-128, -128, 6, 7, -128, -128, -128, -128, 8, 9, -128, -128, -128, -128, 10, 11},
+         {-128, -128, -128, -128, 6, 7, -128, -128, -128, -128, 8, 9, -128, -128, -128, -128},
+         {4, 5, -128, -128, -128, -128, 6, 7, -128, -128, -128, -128, 8, 9, -128, -128}},
+        {{-128, -128, -128, -128, 12, 13, -128, -128, -128, -128, 14, 15, -128, -128, -128, -128},
+         {10, 11, -128, -128, -128, -128, 12, 13, -128, -128, -128, -128, 14, 15, -128, -128},
+         {-128, -128, 10, 11, -128, -128, -128, -128, 12, 13, -128, -128, -128, -128, 14, 15}}};
+    for (; x + 8 <= width; x += 8) {
+      const __m128i c[3] = {channel8(lo[0], hi[0], x), channel8(lo[1], hi[1], x), channel8(lo[2], hi[2], x)};
+      for (int v = 0; v < 3; ++v) {
+        __m128i out = _mm_setzero_si128();
+        for (int ch = 0; ch < 3; ++ch)
+          out = _mm_or_si128(out, _mm_shuffle_epi8(c[ch], _mm_load_si128(reinterpret_cast<const __m128i*>(kMask[v][ch]))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + static_cast<std::size_t>(x) * 3 + 8 * v), out);
+      }
+    }
+  } else if (channels == 4) {
+    for (; x + 8 <= width; x += 8) {
+      const __m128i r = channel8(lo[0], hi[0], x), g = channel8(lo[1], hi[1], x);
+      const __m128i b = channel8(lo[2], hi[2], x), a = channel8(lo[3], hi[3], x);
+      const __m128i rg_lo = _mm_unpacklo_epi16(r, g), rg_hi = _mm_unpackhi_epi16(r, g);
+      const __m128i ba_lo = _mm_unpacklo_epi16(b, a), ba_hi = _mm_unpackhi_epi16(b, a);
+      auto* out = reinterpret_cast<__m128i*>(row + static_cast<std::size_t>(x) * 4);
+      _mm_storeu_si128(out + 0, _mm_unpacklo_epi32(rg_lo, ba_lo));
+      _mm_storeu_si128(out + 1, _mm_unpackhi_epi32(rg_lo, ba_lo));
+      _mm_storeu_si128(out + 2, _mm_unpacklo_epi32(rg_hi, ba_hi));
+      _mm_storeu_si128(out + 3, _mm_unpackhi_epi32(rg_hi, ba_hi));
+    }
+  }
+  if (x < width) {
+    const std::uint8_t* lo_rest[4] = {};
+    const std::uint8_t* hi_rest[4] = {};
+    for (int c = 0; c < channels; ++c)
+      if (lo[c] != nullptr) lo_rest[c] = lo[c] + x, hi_rest[c] = hi[c] + x;
+    interleave_row(row + static_cast<std::size_t>(x) * channels, channels, width - x, lo_rest, hi_rest);
+  }
+}
+#endif
+
+// Whether the decompressor already wrote the chunk's output rows (unpack_split_halves): set by
+// isal_undo_zip and read by unpack_interleaved, which the pipeline calls next on the same thread.
+thread_local bool chunk_written = false;
+
+// Half output from half channels: the inflated, predictor-undone bytes `t` (n of them: the even
+// positions of the unpacked bytes, then the odd ones) straight into the output rows, instead of
+// OpenEXRCore's order (interleave into the unpacked buffer, then unpack_interleaved): one pass
+// fewer. False (nothing written) for any other layout, or a chunk whose sizes do not add up
+// (unpack_interleaved then reports it).
+bool unpack_split_halves(const exr_decode_pipeline_t* decode, const Layout& l, const std::uint8_t* t, uint64_t n) {
+  if (l.type != PixelType::f16 || l.channels > 4) return false;
+  const int first = decode->chunk.start_y - l.min_y, lines = decode->chunk.height;
+  std::size_t offset[4] = {};
+  bool present[4] = {};
+  std::size_t line_bytes = 0;
+  for (int k = 0; k < decode->channel_count; ++k) {
+    const exr_coding_channel_info_t& ch = decode->channels[k];
+    if (ch.width != l.width || ch.height != lines) return false;
+    const int index = rgba_index(ch.channel_name);
+    if (index >= 0 && index < l.channels) {
+      if (ch.data_type != EXR_PIXEL_HALF || present[index]) return false;
+      present[index] = true;
+      offset[index] = line_bytes;
+    }
+    line_bytes += static_cast<std::size_t>(ch.width) * static_cast<std::size_t>(ch.bytes_per_element);
+  }
+  if (first < 0 || lines < 0 || first + lines > l.height || line_bytes * static_cast<std::size_t>(lines) != n ||
+      n % 2 != 0)
+    return false;
+  for (int c = 0; c < l.channels; ++c)
+    if (!present[c] && !(c == 3 && l.fill_alpha)) return false;
+#if defined(__x86_64__)
+  static const bool ssse3 = __builtin_cpu_supports("ssse3");
+#endif
+  const std::uint8_t* even = t;
+  const std::uint8_t* odd = t + n / 2;
+  const std::size_t row_halves = static_cast<std::size_t>(l.width) * static_cast<std::size_t>(l.channels);
+  for (int y = 0; y < lines; ++y) {
+    const std::size_t line = static_cast<std::size_t>(y) * line_bytes / 2;  // line_bytes is even
+    const std::uint8_t* lo[4] = {};
+    const std::uint8_t* hi[4] = {};
+    for (int c = 0; c < l.channels; ++c)
+      if (present[c]) lo[c] = even + line + offset[c] / 2, hi[c] = odd + line + offset[c] / 2;
+    auto* row = reinterpret_cast<std::uint16_t*>(l.out) + static_cast<std::size_t>(first + y) * row_halves;
+#if defined(__x86_64__)
+    if (ssse3) {
+      interleave_row_ssse3(row, l.channels, l.width, lo, hi);
+      continue;
+    }
+#endif
+    interleave_row(row, l.channels, l.width, lo, hi);
+  }
+  return true;
+}
+
+exr_result_t isal_undo_zip(exr_decode_pipeline_t* decode) {
+  const uint64_t packed = decode->chunk.packed_size, unpacked = decode->chunk.unpacked_size;
+  if (packed == 0 || packed == unpacked) return EXR_ERR_SUCCESS;
+  if (decode->unpacked_buffer == nullptr || decode->packed_buffer == nullptr || packed > UINT32_MAX ||
+      unpacked > UINT32_MAX)
+    return EXR_ERR_CORRUPT_CHUNK;
+  thread_local std::vector<std::uint8_t> scratch;
+  if (scratch.size() < unpacked) scratch.resize(unpacked);
+  inflate_state state;
+  isal_inflate_init(&state);
+  state.crc_flag = ISAL_ZLIB;  // the zlib header and Adler-32 checked, as zlib's uncompress does
+  state.next_in = static_cast<std::uint8_t*>(decode->packed_buffer);
+  state.avail_in = static_cast<uint32_t>(packed);
+  state.next_out = scratch.data();
+  state.avail_out = static_cast<uint32_t>(unpacked);
+  if (isal_inflate_stateless(&state) != ISAL_DECOMP_OK || state.avail_out != 0) return EXR_ERR_CORRUPT_CHUNK;
+  undo_predictor(scratch.data(), unpacked);
+  chunk_written = unpack_split_halves(decode, *static_cast<const Layout*>(decode->decoding_user_data), scratch.data(),
+                                      unpacked);
+  if (!chunk_written) interleave_halves(scratch.data(), unpacked, static_cast<std::uint8_t*>(decode->unpacked_buffer));
+  return EXR_ERR_SUCCESS;
+}
+
 // The chunk's unpacked bytes (per line, each channel's samples in turn, little-endian) into the
 // interleaved output rows: halves copied or widened (Imath, as the C++ reader does), floats copied.
 exr_result_t unpack_interleaved(exr_decode_pipeline_t* decode) {
+  if (chunk_written) {  // by isal_undo_zip, just before
+    chunk_written = false;
+    return EXR_ERR_SUCCESS;
+  }
   const Layout& l = *static_cast<const Layout*>(decode->decoding_user_data);
   const std::size_t element = l.type == PixelType::f16 ? 2 : 4;
   const std::size_t stride = element * static_cast<std::size_t>(l.channels);
@@ -218,6 +354,7 @@ void decode_chunks(const Layout& l, int first, int last) {
     decode.decoding_user_data = const_cast<Layout*>(&l);
     decode.unpack_and_convert_fn = unpack_interleaved;
     if (ok && decode.decompress_fn != nullptr) decode.decompress_fn = isal_undo_zip;
+    chunk_written = false;
     if (ok) ok = exr_decoding_run(l.context, 0, &decode) == EXR_ERR_SUCCESS;
     if (!ok) l.failed->store(true);
   }

@@ -194,6 +194,8 @@ TEST_P(ExrFast, SameBytesAsTheOpenExrLibrary) {
     if (all_half) {
       ASSERT_TRUE(fast(path, PixelType::f16, s.width, s.height, 4, got)) << path;
       EXPECT_EQ(got, reference(path, PixelType::f16, 4)) << path << " as half RGBA";
+      ASSERT_TRUE(fast(path, PixelType::f16, s.width, s.height, 3, got)) << path;
+      EXPECT_EQ(got, reference(path, PixelType::f16, 3)) << path << " as half RGB";
     } else {
       EXPECT_FALSE(fast(path, PixelType::f16, s.width, s.height, 4, got)) << path << ": float channels are not half";
     }

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,7 @@ Image scaled(const Image& base, float gain) {
   return img;
 }
 
-int max_difference(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b, std::size_t* differing) {
+int max_difference(std::span<const unsigned char> a, std::span<const unsigned char> b, std::size_t* differing) {
   int worst = 0;
   *differing = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {

@@ -241,7 +241,7 @@ void check_against_cpu(const Frame& frame, const char* op, OutputFormat out_fmt,
   CUDA_OK(cudaMemcpy(d.in, frame.bytes.data(), frame.bytes.size(), cudaMemcpyHostToDevice));
   cudaStream_t stream = nullptr;
   if (o.user_stream) CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  std::vector<unsigned char> first;
+  ByteBuffer first;
   const int runs = o.check_poison ? 2 : 1;
   for (int run = 0; run < runs; ++run) {
     CUDA_OK(cudaMemset(d.out, run == 0 ? 0xFF : 0x00, out_stride * frame.h));

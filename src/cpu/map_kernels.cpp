@@ -86,7 +86,6 @@ inline void quantise_plane(const float* src, int n, int ch, const std::uint32_t*
   }
 }
 
-
 // The fast curve over a plane: encode_srgb_fast, or encode_srgb_fast8 where the level has it.
 inline void encode_srgb_plane(const float* src, int n, float* encoded) {
   int i = 0;

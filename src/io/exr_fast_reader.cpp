@@ -5,9 +5,10 @@
 // pool. OpenEXRCore does the rest as for any file (header, chunk table, reads) but the last
 // step: its own unpacker for exactly interleaved RGBA (OpenEXR 3.1.5's reversed-order case) puts
 // the channels in file order, A first, so the planar lines are interleaved here
-// (unpack_and_convert_fn), halves widened by Imath as the C++ reader does. The C++ reader
-// (exr_reader.cpp) reads every other kind of file, and every file this path refuses or fails on,
-// and reports the errors. Measured: docs/performance.md.
+// (unpack_and_convert_fn), halves widened by Imath as the C++ reader does; for half output from
+// half channels the decompressor writes the rows itself (unpack_split_halves), one pass fewer.
+// The C++ reader (exr_reader.cpp) reads every other kind of file, and every file this path
+// refuses or fails on, and reports the errors. Measured: docs/performance.md.
 #include "exr_fast_reader.hpp"
 
 #include <Imath/half.h>

@@ -117,7 +117,7 @@ int rgba_index(const char* name) {
   return -1;
 }
 
-constexpr std::uint16_t kHalfOne = 0x3C00;
+constexpr std::uint16_t kHalfOne = 0x3C00;  // half 1.0: the alpha of a file without A
 
 // One output row of halves from the split bytes: sample x of channel c is lo[c][x] | hi[c][x] << 8
 // (a channel missing from the file, alpha to fill, has lo[c] == nullptr: 1.0). The generic form.
@@ -295,8 +295,7 @@ exr_result_t unpack_interleaved(exr_decode_pipeline_t* decode) {
   for (int y = 0; y < lines; ++y) {
     std::uint8_t* row = l.out + static_cast<std::size_t>(first + y) * row_bytes;
     if (l.fill_alpha) {
-      const std::uint16_t one = 0x3C00;  // half 1.0
-      for (int x = 0; x < l.width; ++x) std::memcpy(row + static_cast<std::size_t>(x) * stride + 3 * element, &one, 2);
+      for (int x = 0; x < l.width; ++x) std::memcpy(row + static_cast<std::size_t>(x) * stride + 3 * element, &kHalfOne, 2);
     }
     for (int k = 0; k < decode->channel_count; ++k) {
       const exr_coding_channel_info_t& ch = decode->channels[k];

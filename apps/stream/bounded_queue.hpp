@@ -43,6 +43,11 @@ class BoundedQueue {
     not_full_.notify_one();
     return item;
   }
+  // Items queued now (another thread may change it at once: a hint, not a promise).
+  std::size_t size() {
+    std::lock_guard lock(mutex_);
+    return items_.size();
+  }
   void close() {
     std::lock_guard lock(mutex_);
     closed_ = true;

@@ -49,6 +49,7 @@ class RawSource final : public FrameSource {
     if (*got < bytes_) return truncated(in_->name(), frame.index, *got, bytes_);
     return true;
   }
+  std::size_t buffer_bytes() const override { return zero_copy_ ? 0 : bytes_; }
 
  private:
   std::unique_ptr<InputStream> in_;
@@ -108,6 +109,10 @@ class Y4mSource final : public FrameSource {
     if (*got < want) return truncated(in_->name(), frame.index, *got, want);
     widen(narrow, want, frame.bytes.data());
     return true;
+  }
+  std::size_t buffer_bytes() const override {
+    if (zero_copy_ && header_.bit_depth > 8) return 0;
+    return frame_bytes(InputFormat::yuv420p10, header_.width, header_.height);
   }
 
  private:

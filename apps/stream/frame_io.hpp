@@ -44,6 +44,9 @@ class FrameSource {
   // The next frame into `frame` (buffers reused). ok + false at the clean end of the input; a
   // partial frame or a corrupt frame header is an error.
   virtual Result<bool> next(Frame& frame) = 0;
+  // Bytes next() writes into Frame::bytes: the stream prepares buffers of this size ahead of
+  // the reader. 0 when frames come another way (decoded images, views into a mapped file).
+  virtual std::size_t buffer_bytes() const { return 0; }
 
  protected:
   SourceInfo info_;

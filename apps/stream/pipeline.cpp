@@ -1,12 +1,16 @@
 #include "stream/pipeline.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <mutex>
 #include <thread>
 
 #include "stream/bounded_queue.hpp"
@@ -19,6 +23,81 @@ using Clock = std::chrono::steady_clock;
 
 using FrameQueue = BoundedQueue<Frame>;
 
+// Every page of `bytes` backed by memory now, so that later writes into it do not fault: one
+// madvise (Linux 5.14+) for the whole pages inside, a write to each page where that fails.
+void fault_in(ByteBuffer& bytes) {
+  if (bytes.empty()) return;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(bytes.data());
+  const std::uintptr_t end = begin + bytes.size();
+  const std::uintptr_t inner_begin = (begin + page - 1) & ~(page - 1), inner_end = end & ~(page - 1);
+  bool populated = inner_end <= inner_begin;
+#ifdef MADV_POPULATE_WRITE
+  if (!populated)
+    populated = ::madvise(reinterpret_cast<void*>(inner_begin), inner_end - inner_begin, MADV_POPULATE_WRITE) == 0;
+#endif
+  volatile std::uint8_t* p = bytes.data();
+  if (!populated)
+    for (std::size_t i = 0; i < bytes.size(); i += page) p[i] = 0;
+  p[0] = 0;                 // the partial pages at either end
+  p[bytes.size() - 1] = 0;
+}
+
+// Makes the input side's frames on a thread of its own while the mapper starts, each with its
+// pages already backed, a few ahead of the reader: the kernel's clearing of fresh pages then
+// runs beside the reader instead of inside its read(). Measured on the H200 host, 4K P010
+// through a pipe: 14 ms a frame into fresh pages, 11.5 ms into used ones, and 11.5 ms into
+// pages backed by another thread.
+class FrameMaker {
+ public:
+  // `ahead`: how many frames it keeps ready beyond those the reader took.
+  FrameMaker(std::size_t bytes, int ahead) : bytes_(bytes), ahead_(ahead) {}
+  ~FrameMaker() {
+    stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  // Makes frames into `free_in` until `limit()` frames exist (limit is read again before each).
+  template <class Limit>
+  void start(FrameQueue& free_in, Limit limit, std::atomic<int>& extra_frames, int base_frames) {
+    thread_ = std::thread([this, &free_in, limit, &extra_frames, base_frames] {
+      for (int made = 0;; ++made) {
+        {
+          std::unique_lock lock(mutex_);
+          wake_.wait(lock, [&] { return stopped_ || made < taken_ + ahead_; });
+          if (stopped_) return;
+        }
+        if (made >= limit()) return;
+        Frame frame;
+        frame.bytes.resize(bytes_);
+        fault_in(frame.bytes);
+        if (made >= base_frames) ++extra_frames;
+        if (!free_in.push(std::move(frame))) return;
+      }
+    });
+  }
+  // The reader took a frame from the queue: one more may be made.
+  void took_one() {
+    std::lock_guard lock(mutex_);
+    ++taken_;
+    wake_.notify_one();
+  }
+  // No more frames (from any thread; the thread ends before the maker is destroyed).
+  void stop() {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    wake_.notify_one();
+  }
+
+ private:
+  std::size_t bytes_;
+  int ahead_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  int taken_ = 0;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
 }  // namespace
 
 StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& sink, Cancel& cancel, long long max_frames) {
@@ -27,7 +106,8 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
   // A fixed pool of frames per side: kDepth for the reader (or writer) and its queue, plus what
   // the mapper holds in flight. While the mapper starts (CUDA's driver and context: ~0.4 s) the
   // reader may add up to kReadAheadBytes of frames, so that the start-up overlaps the input's
-  // arrival instead of stalling it; those extra frames are freed as they come back.
+  // arrival instead of stalling it; those extra frames are freed as they come back (once the
+  // reader has a frame waiting).
   const int base_frames = (mapper.slow_start() ? kDepth : kCpuDepth) + mapper.frames_in_flight();
   const SourceInfo& info = source.info();
   const std::size_t frame_size = std::max<std::size_t>(1, frame_bytes(info.format, info.width, info.height));
@@ -35,17 +115,25 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
       mapper.slow_start() ? static_cast<int>(std::min<std::size_t>(kMaxReadAheadFrames, kReadAheadBytes / frame_size)) : 0;
   const std::size_t in_capacity = static_cast<std::size_t>(base_frames + read_ahead);
   FrameQueue free_in(in_capacity), full_in(in_capacity), free_out(base_frames), full_out(base_frames);
+  std::atomic<bool> mapper_started{false};
+  std::atomic<int> input_frames{base_frames};  // alive on the input side (at most, with the maker)
+  // Sources that fill Frame::bytes get their input frames from the maker while CUDA starts (the
+  // base pool, then the read-ahead); after the start it makes only what the base pool lacks.
+  const std::size_t made_bytes = mapper.slow_start() && read_ahead > 0 ? source.buffer_bytes() : 0;
+  FrameMaker maker(made_bytes, kDepth);
+  if (made_bytes > 0)
+    maker.start(free_in, [&] { return mapper_started.load() ? base_frames : base_frames + read_ahead; }, input_frames,
+                base_frames);
   for (int i = 0; i < base_frames; ++i) {
-    free_in.push(Frame{});
+    if (made_bytes == 0) free_in.push(Frame{});
     free_out.push(Frame{});
   }
-  std::atomic<bool> mapper_started{false};
-  std::atomic<int> input_frames{base_frames};  // alive on the input side
   long long total = info.frame_count;
   if (max_frames >= 0 && (total < 0 || total > max_frames)) total = max_frames;
   StreamProgress progress(total);
 
   auto stop_everything = [&] {
+    maker.stop();
     cancel.cancel();
     free_in.abort();
     full_in.abort();
@@ -56,7 +144,14 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
   std::thread reader([&] {
     int extra = 0;
     for (long long index = 0; max_frames < 0 || index < max_frames; ++index) {
-      std::optional<Frame> frame = free_in.try_pop();
+      std::optional<Frame> frame;
+      if (made_bytes > 0) {
+        frame = free_in.pop();
+        if (!frame) return;  // aborted
+        maker.took_one();
+      } else {
+        frame = free_in.try_pop();
+      }
       if (!frame) {
         if (!mapper_started.load() && extra < read_ahead) {
           frame.emplace();
@@ -78,6 +173,7 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
       outcome.frames_read = index + 1;
     }
     full_in.close();
+    maker.stop();
   });
 
   // The mapper (this thread): frames are submitted in order and completed in order; up to
@@ -87,9 +183,12 @@ StreamOutcome run_stream(FrameSource& source, FrameMapper& mapper, FrameSink& si
   auto fail = [&](const Status& s, long long index) {
     outcome.mapper_status = Status{s.code(), "frame " + std::to_string(index) + ": " + s.message()};
   };
+  // A read-ahead frame coming back is freed, unless the reader has no frame waiting: then it
+  // goes round again, so that the reader keeps pace with the input while the mapper works
+  // through what was read ahead (measured: 0.17 s of stalled pipe after the start otherwise).
   auto recycle_input = [&](Frame&& in) {
-    if (input_frames.load() > base_frames) {
-      --input_frames;  // a read-ahead frame: freed here
+    if (input_frames.load() > base_frames && free_in.size() > 0) {
+      --input_frames;
       mapper.release(in);
       return;
     }

@@ -2,6 +2,7 @@
 // --help on stdout, every other failure as one "tonekit: error:" line and its exit code.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <exception>
 #include <new>
 
@@ -27,6 +28,12 @@ inline int parse_and_run(CLI::App& app, int argc, char** argv, const int& exit_c
   return exit_code;
 }
 
+// The CLI's GPU work keeps at most three streams busy per device (the stream and video commands'
+// upload, compute and download), so four hardware work queues serve it as well as the driver's
+// default eight, and CUDA's start and exit are shorter with fewer (H200 host: an empty CUDA
+// process 0.33 -> 0.28 s). First thing in main(), before CUDA starts; a value the user set wins.
+inline void use_four_cuda_work_queues() { ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "4", 0); }
+
 // A CUDA start-up launched in the background (begin_backend) ends before the process does.
 struct WaitForCudaStart {
   ~WaitForCudaStart() { wait_for_cuda_start(); }
@@ -36,6 +43,7 @@ struct WaitForCudaStart {
 // adds the verb's options and its callback to the program's root command.
 inline int verb_program_main(int argc, char** argv, const char* description, const char* name,
                              void (*configure)(CLI::App&, int&)) {
+  use_four_cuda_work_queues();
   WaitForCudaStart wait_for_cuda;
   CLI::App app{description, name};
   int exit_code = kExitOk;

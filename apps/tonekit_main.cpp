@@ -11,6 +11,7 @@
 
 int main(int argc, char** argv) {
   using namespace tonekit;
+  cli::use_four_cuda_work_queues();
   cli::WaitForCudaStart wait_for_cuda;
   CLI::App app{"tonekit: HDR tone mapping on the CPU or a CUDA GPU.", "tonekit"};
   app.require_subcommand(0, 1);

@@ -49,7 +49,7 @@ class RawSource final : public FrameSource {
     if (*got < bytes_) return truncated(in_->name(), frame.index, *got, bytes_);
     return true;
   }
-  std::size_t buffer_bytes() const override { return zero_copy_ ? 0 : bytes_; }
+  std::size_t buffer_bytes() const override { return zero_copy_ && in_->file_size() >= 0 ? 0 : bytes_; }
 
  private:
   std::unique_ptr<InputStream> in_;
@@ -111,7 +111,7 @@ class Y4mSource final : public FrameSource {
     return true;
   }
   std::size_t buffer_bytes() const override {
-    if (zero_copy_ && header_.bit_depth > 8) return 0;
+    if (zero_copy_ && header_.bit_depth > 8 && in_->file_size() >= 0) return 0;  // views into the file
     return frame_bytes(InputFormat::yuv420p10, header_.width, header_.height);
   }
 

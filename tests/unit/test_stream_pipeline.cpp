@@ -4,12 +4,14 @@
 // giving the CPU backend's frames in order. On a machine without a GPU, auto settles on the CPU
 // and the bytes must be equal; with one, the device's frames are within the reference's 2 codes.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "stream/frame_io.hpp"
 #include "stream/frame_mapper.hpp"
@@ -91,6 +93,31 @@ TEST_F(StreamPipeline, BufferBytesIsWhatNextFills) {
       // 8-bit y4m is widened on reading: never a view, even from a mapped file.
       if (std::string(c.name) == "y4m8") EXPECT_EQ(frame.view, nullptr) << what;
     }
+    // Through a pipe nothing can be a view, zero copy or not: the buffers are always filled.
+    const std::string fifo = path("fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] { std::ofstream(fifo, std::ios::binary).write(file.data(), static_cast<std::streamsize>(file.size())); });
+    SourceOptions o;
+    o.path = fifo;
+    o.format = c.format;
+    if (c.format) o.size = std::pair{w, h};
+    o.zero_copy = true;
+    auto source = open_source(o, nullptr);
+    Frame frame;
+    bool read = false;
+    if (source.ok()) {
+      while (true) {  // drain, so that the writer finishes
+        auto more = (*source)->next(frame);
+        if (!more.ok() || !*more) break;
+        read = true;
+        EXPECT_EQ(frame.view, nullptr) << c.name << " through a pipe";
+        EXPECT_EQ((*source)->buffer_bytes(), frame.bytes.size()) << c.name << " through a pipe";
+      }
+    }
+    writer.join();
+    fs::remove(fifo);
+    ASSERT_TRUE(source.ok()) << c.name << ": " << source.status().message();
+    EXPECT_TRUE(read) << c.name << " through a pipe";
   }
 }
 

@@ -21,7 +21,8 @@ constexpr int kDepth = 3;
 // (~2 ms a MB on the 2-core machine; docs/performance.md, CPU stream).
 constexpr int kCpuDepth = 1;
 // Input read ahead while the mapper starts (FrameMapper::slow_start: CUDA), at most this much
-// and this many frames: at a pipe's ~1.8 GB/s the H100 host's ~0.4 s CUDA start-up is ~0.7 GB.
+// and this many frames: at a pipe's ~1.8 GB/s the H100 host's ~0.4 s CUDA start-up is ~0.7 GB
+// (the H200 host's ~0.25 s, ~0.45 GB).
 constexpr std::size_t kReadAheadBytes = std::size_t{1} << 30;
 constexpr std::size_t kMaxReadAheadFrames = 64;
 
@@ -34,7 +35,7 @@ struct StreamOutcome {
   bool downstream_closed = false;
   double seconds = 0.0;
   double start_seconds = 0.0;   // FrameMapper::start (CUDA: waiting for the driver and context)
-  int read_ahead_frames = 0;    // input frames read ahead meanwhile, beyond the fixed pool
+  int read_ahead_frames = 0;    // input frames made meanwhile beyond the fixed pool (read ahead, or about to be)
 };
 
 // Runs until the input ends, `max_frames` (< 0: no limit) have been read, or a stage fails;

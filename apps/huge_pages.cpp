@@ -23,6 +23,8 @@
 
 #include <unistd.h>
 
+#include "page_backing.hpp"
+
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
@@ -69,21 +71,16 @@ void* take_cached(std::size_t size) {
 constexpr std::size_t kPrefaultFrom = std::size_t{16} << 20;
 
 void prefault_in_parallel(void* p, std::size_t size) noexcept {
-#if defined(MADV_POPULATE_WRITE)
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(p) + size) & ~(page - 1);
-  const auto middle = (begin + (end - begin) / 2 + kHugePage - 1) & ~(kHugePage - 1);
-  if (end <= begin || middle >= end) return;
+  const auto begin = reinterpret_cast<std::uintptr_t>(p), end = begin + size;
+  const auto middle = (begin + size / 2 + kHugePage - 1) & ~(kHugePage - 1);
+  if (middle >= end) return;
+  auto* const half = reinterpret_cast<void*>(middle);
   try {
-    std::thread helper([=] { ::madvise(reinterpret_cast<void*>(middle), end - middle, MADV_POPULATE_WRITE); });
-    ::madvise(reinterpret_cast<void*>(begin), middle - begin, MADV_POPULATE_WRITE);
+    std::thread helper([=] { tonekit::cli::back_whole_pages(half, end - middle); });
+    tonekit::cli::back_whole_pages(p, middle - begin);
     helper.join();
   } catch (...) {  // no thread: the pages fault in when first written, as without this
   }
-#else
-  (void)p, (void)size;
-#endif
 }
 
 void* allocate(std::size_t size) noexcept {

@@ -1,6 +1,5 @@
 #include "stream/pipeline.hpp"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "page_backing.hpp"
 #include "stream/bounded_queue.hpp"
 #include "stream/progress.hpp"
 
@@ -23,25 +23,16 @@ using Clock = std::chrono::steady_clock;
 
 using FrameQueue = BoundedQueue<Frame>;
 
-// Every page of `bytes` backed by memory now, so that later writes into it do not fault: one
-// madvise (Linux 5.14+) for the whole pages inside, a write to each page where that fails. The
-// CLI's operator new (apps/huge_pages.cpp) already backs blocks of 16 MiB and more, so this is
-// for smaller frames (1080p P010 is 6 MB) and for programs without that allocator.
+// Every page of `bytes` backed by memory now, so that later writes into it do not fault (a
+// write to each page where the kernel cannot back them at once). The CLI's operator new
+// (apps/huge_pages.cpp) already backs blocks of 16 MiB and more, so this is for smaller frames
+// (1080p P010 is 6 MB) and for programs without that allocator.
 void fault_in(ByteBuffer& bytes) {
   if (bytes.empty()) return;
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto begin = reinterpret_cast<std::uintptr_t>(bytes.data());
-  const std::uintptr_t end = begin + bytes.size();
-  const std::uintptr_t inner_begin = (begin + page - 1) & ~(page - 1), inner_end = end & ~(page - 1);
-  bool populated = inner_end <= inner_begin;
-#ifdef MADV_POPULATE_WRITE
-  if (!populated)
-    populated = ::madvise(reinterpret_cast<void*>(inner_begin), inner_end - inner_begin, MADV_POPULATE_WRITE) == 0;
-#endif
   volatile std::uint8_t* p = bytes.data();
-  if (!populated)
-    for (std::size_t i = 0; i < bytes.size(); i += page) p[i] = 0;
-  p[0] = 0;                 // the partial pages at either end
+  if (!cli::back_whole_pages(bytes.data(), bytes.size()))
+    for (std::size_t i = 0; i < bytes.size(); i += static_cast<std::size_t>(::sysconf(_SC_PAGESIZE))) p[i] = 0;
+  p[0] = 0;  // the partial pages at either end
   p[bytes.size() - 1] = 0;
 }
 
